@@ -1,0 +1,69 @@
+# Shared build settings and the two helpers every folder uses:
+#   netiface_library(name SOURCES ... DEPS ...)   static library with include/ as its public headers
+#   netiface_executable(name SOURCES ... DEPS ...) an executable in build/bin, installed to NETIFACE_CNI_BIN_DIR
+#   netiface_test(name SOURCES ... DEPS ... [PRIVILEGED])  a GoogleTest binary registered with ctest;
+#       PRIVILEGED tests need root and create their own network namespaces (label "privileged").
+
+set(NETIFACE_WARNINGS -Wall -Wextra -Werror -Wno-missing-field-initializers)
+# spdlog and fmt are used header-only: Debian ships them only as shared objects, and every
+# shared object costs process start time (baseline.md section 7).
+set(NETIFACE_DEFINES FMT_HEADER_ONLY SPDLOG_HEADER_ONLY SPDLOG_FMT_EXTERNAL)
+
+if(NETIFACE_SANITIZE)
+  set(NETIFACE_STATIC_RUNTIME OFF CACHE BOOL "" FORCE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# libnl: the static archives when linking the runtime statically, the shared ones otherwise.
+add_library(netiface_libnl INTERFACE)
+if(NETIFACE_STATIC_RUNTIME)
+  find_library(NL3_STATIC libnl-3.a REQUIRED)
+  find_library(NLROUTE3_STATIC libnl-route-3.a REQUIRED)
+  target_include_directories(netiface_libnl INTERFACE ${LIBNL_INCLUDE_DIRS})
+  target_link_libraries(netiface_libnl INTERFACE ${NLROUTE3_STATIC} ${NL3_STATIC} Threads::Threads m)
+  find_library(CRYPTO_STATIC libcrypto.a REQUIRED)
+  add_library(netiface_crypto INTERFACE)
+  target_link_libraries(netiface_crypto INTERFACE ${CRYPTO_STATIC} ${CMAKE_DL_LIBS} Threads::Threads)
+  target_include_directories(netiface_crypto INTERFACE ${OPENSSL_INCLUDE_DIR})
+else()
+  target_link_libraries(netiface_libnl INTERFACE PkgConfig::LIBNL)
+  add_library(netiface_crypto INTERFACE)
+  target_link_libraries(netiface_crypto INTERFACE OpenSSL::Crypto)
+endif()
+
+function(netiface_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_compile_options(${name} PRIVATE ${NETIFACE_WARNINGS})
+  target_compile_definitions(${name} PUBLIC ${NETIFACE_DEFINES})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+function(netiface_executable name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${NETIFACE_WARNINGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  if(NETIFACE_STATIC_RUNTIME)
+    target_link_options(${name} PRIVATE -static-libstdc++ -static-libgcc)
+  endif()
+  install(TARGETS ${name} RUNTIME DESTINATION ${NETIFACE_CNI_BIN_DIR})
+endfunction()
+
+function(netiface_test name)
+  cmake_parse_arguments(ARG "PRIVILEGED" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${NETIFACE_WARNINGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  # The built plugins and the reference ones are handed to tests through the environment.
+  set(env "NETIFACE_BIN_DIR=${CMAKE_BINARY_DIR}/bin;NETIFACE_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  add_test(NAME ${name} COMMAND ${name})
+  if(ARG_PRIVILEGED)
+    set_tests_properties(${name} PROPERTIES LABELS privileged ENVIRONMENT "${env}" RUN_SERIAL TRUE)
+  else()
+    set_tests_properties(${name} PROPERTIES LABELS unit ENVIRONMENT "${env}")
+  endif()
+endfunction()
