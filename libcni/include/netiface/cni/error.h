@@ -1,0 +1,50 @@
+// The one error type of the suite. Inside the code: throw cni::Error; at the edge (skel) the only
+// top-level catch turns it into the spec's JSON {cniVersion, code, msg, details} on stdout.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace netiface::cni {
+
+// Spec error codes (SPEC.md "Error"); 100+ are ours.
+enum Code : int {
+  kIncompatibleVersion = 1,
+  kUnsupportedField = 2,
+  kUnknownContainer = 3,
+  kInvalidEnv = 4,
+  kIoFailure = 5,
+  kDecodeFailure = 6,
+  kInvalidConfig = 7,
+  kTryAgainLater = 11,
+  kNotAvailable = 50,          // STATUS: ADD cannot succeed now
+  kLimitedConnectivity = 51,   // STATUS: and existing containers may suffer
+  kNetlink = 100,              // the kernel refused a netlink request
+  kDelegateFailed = 101,       // a delegated plugin failed without a parsable error
+  kNatFailure = 102,           // nftables refused a ruleset change
+  kInternal = 999,             // anything unexpected (a std::exception that is not an Error)
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(int code, std::string msg, std::string details = {});
+
+  int code() const noexcept { return code_; }
+  const std::string& msg() const noexcept { return msg_; }
+  const std::string& details() const noexcept { return details_; }
+
+  // The spec's error object. cni_version is the version of the request (or the newest we speak
+  // when the request could not be parsed).
+  nlohmann::json ToJson(const std::string& cni_version) const;
+  // Parses a plugin's error output; returns an Error with kDelegateFailed if it is not one.
+  static Error FromJson(const nlohmann::json& j, const std::string& fallback_msg);
+
+ private:
+  int code_;
+  std::string msg_;
+  std::string details_;
+};
+
+}  // namespace netiface::cni

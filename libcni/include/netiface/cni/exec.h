@@ -1,0 +1,53 @@
+// Finding and executing plugins: used by main plugins for IPAM, by meta plugins for delegates and by
+// the runtime (netiface CLI) for whole conflists.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "netiface/cni/result.h"
+#include "netiface/cni/skel.h"
+
+namespace netiface::cni {
+
+struct ExecRequest {
+  std::string path;                          // absolute path of the executable
+  std::map<std::string, std::string> env;    // the complete environment of the child
+  std::string stdin_data;
+};
+
+struct ExecOutput {
+  int exit_code = 0;
+  std::string stdout_data;
+};
+
+// Seam for tests and fault injection. The child's stderr is passed through to ours.
+class Exec {
+ public:
+  virtual ~Exec() = default;
+  // Throws Error(kIoFailure) when the child cannot be started.
+  virtual ExecOutput Run(const ExecRequest& req) = 0;
+};
+Exec& DefaultExec();  // fork/exec (vfork-style posix_spawn), waits for the child
+
+// The first executable named `type` in a ':'-separated CNI_PATH. Throws Error(kInvalidConfig)
+// ("failed to find plugin \"type\" in path [...]") when there is none or the type is not a plain name.
+std::string FindPlugin(std::string_view type, std::string_view cni_path);
+
+// Runs a plugin and returns its stdout parsed as JSON (null when empty). A non-zero exit becomes the
+// plugin's own Error (code, msg, details) when its stdout is an error object, else kDelegateFailed.
+nlohmann::json ExecPlugin(Exec& exec, const ExecRequest& req);
+
+// Delegation from inside a plugin: run `type` (found in args.path) with this process's CNI
+// environment, CNI_COMMAND replaced by `command`, and `conf` as stdin.
+// DelegateAdd parses the result at the version of `conf` (its "cniVersion").
+Result DelegateAdd(const std::string& type, const nlohmann::json& conf, const CmdArgs& args,
+                   Exec& exec = DefaultExec());
+void Delegate(const std::string& command, const std::string& type, const nlohmann::json& conf,
+              const CmdArgs& args, Exec& exec = DefaultExec());
+
+}  // namespace netiface::cni

@@ -1,0 +1,37 @@
+// Files shared between processes: a bounded flock, atomic replacement, reading. Used by the IP store,
+// the endpoint store, the flannel scratch files and the result cache.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace netiface::cni {
+
+// An exclusive flock(2) on `path` (created 0600 if missing), held until destruction. This is the same
+// lock the reference plugins take (go-filemutex uses flock), so they exclude each other.
+class FileLock {
+ public:
+  // Waits at most timeout_ms; then throws Error(kTryAgainLater) naming the path. Other failures:
+  // Error(kIoFailure).
+  static FileLock Acquire(const std::string& path, int timeout_ms);
+  FileLock(FileLock&& o) noexcept;
+  FileLock& operator=(FileLock&& o) noexcept;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+// Writes `data` to a temporary file in the same folder, fsyncs it, renames it over `path` and fsyncs
+// the folder: after a crash the file is either the old one or the new one, never partial.
+// Throws Error(kIoFailure) naming the path.
+void WriteFileAtomic(const std::string& path, const std::string& data, int mode = 0600);
+// nullopt when the file does not exist; throws Error(kIoFailure) on other errors.
+std::optional<std::string> ReadFileIfExists(const std::string& path);
+// Creates the folder and its parents (like mkdir -p) with `mode` for the ones it creates.
+void MakeDirs(const std::string& path, int mode = 0755);
+
+}  // namespace netiface::cni

@@ -1,0 +1,216 @@
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+extern char** environ;
+
+namespace netiface::testing {
+
+namespace fs = std::filesystem;
+
+std::string BinDir() {
+  const char* d = std::getenv("NETIFACE_BIN_DIR");
+  return d ? d : "build/bin";
+}
+std::string Bin(const std::string& name) { return BinDir() + "/" + name; }
+bool HaveReference() { return fs::exists(RefDir() + "/host-local"); }
+bool IsRoot() { return geteuid() == 0; }
+
+nlohmann::json RunResult::Json() const {
+  if (out.empty()) return nullptr;
+  try {
+    return nlohmann::json::parse(out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "invalid JSON on stdout: " << e.what() << "\n" << out;
+    return nullptr;
+  }
+}
+
+RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+              const std::string& stdin_data) {
+  int in[2], out[2], err[2];
+  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) throw std::runtime_error("pipe");
+  std::vector<std::string> env_strs;
+  for (const auto& [k, v] : env) env_strs.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strs) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& s : argv_copy) args.push_back(s.data());
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork");
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  close(err[1]);
+  // Feed stdin and drain both outputs without deadlocking on full pipes.
+  RunResult r;
+  size_t written = 0;
+  int in_fd = in[1];
+  if (stdin_data.empty()) { close(in_fd); in_fd = -1; }
+  bool out_open = true, err_open = true;
+  while (out_open || err_open || in_fd >= 0) {
+    pollfd fds[3];
+    int n = 0;
+    int oi = -1, ei = -1, ii = -1;
+    if (out_open) { oi = n; fds[n++] = {out[0], POLLIN, 0}; }
+    if (err_open) { ei = n; fds[n++] = {err[0], POLLIN, 0}; }
+    if (in_fd >= 0) { ii = n; fds[n++] = {in_fd, POLLOUT, 0}; }
+    if (poll(fds, n, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    char buf[65536];
+    if (oi >= 0 && fds[oi].revents) {
+      ssize_t k = read(out[0], buf, sizeof buf);
+      if (k > 0) r.out.append(buf, k); else out_open = false;
+    }
+    if (ei >= 0 && fds[ei].revents) {
+      ssize_t k = read(err[0], buf, sizeof buf);
+      if (k > 0) r.err.append(buf, k); else err_open = false;
+    }
+    if (ii >= 0 && fds[ii].revents) {
+      ssize_t k = write(in_fd, stdin_data.data() + written, stdin_data.size() - written);
+      if (k > 0) written += k;
+      if (k <= 0 || written == stdin_data.size()) { close(in_fd); in_fd = -1; }
+    }
+  }
+  close(out[0]);
+  close(err[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+static std::map<std::string, std::string> InheritedEnv() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+RunResult Sh(const std::string& cmdline) { return Run({"/bin/sh", "-c", cmdline}, InheritedEnv()); }
+
+RunResult RunPlugin(const std::string& plugin_path, const PluginCall& call, const nlohmann::json& conf) {
+  std::map<std::string, std::string> env;
+  env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin";
+  env["CNI_COMMAND"] = call.command;
+  env["CNI_CONTAINERID"] = call.container_id;
+  env["CNI_NETNS"] = call.netns;
+  env["CNI_IFNAME"] = call.ifname;
+  env["CNI_ARGS"] = call.args;
+  env["CNI_PATH"] = call.path.empty() ? BinDir() : call.path;
+  for (const auto& [k, v] : call.extra_env) env[k] = v;
+  std::vector<std::string> argv;
+  if (!call.host_ns.empty()) {
+    argv = {"/usr/bin/nsenter", "--net=/run/netns/" + call.host_ns, "--", plugin_path};
+  } else {
+    argv = {plugin_path};
+  }
+  return Run(argv, env, conf.is_null() ? std::string() : conf.dump());
+}
+
+TempNetns::TempNetns(const std::string& prefix) : name_(UniqueName(prefix)) {
+  Sh("ip netns del " + name_ + " 2>/dev/null");
+  auto r = Sh("ip netns add " + name_);
+  if (r.exit_code != 0) throw std::runtime_error("ip netns add " + name_ + ": " + r.err);
+  Sh("ip netns exec " + name_ + " ip link set lo up");
+}
+
+TempNetns::~TempNetns() {
+  // Deleting the namespace deletes every link in it; veth peers outside go with them.
+  Sh("ip netns pids " + name_ + " 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del " + name_ +
+     " 2>/dev/null");
+}
+
+RunResult TempNetns::Sh(const std::string& cmdline) const {
+  return Run({"/usr/bin/nsenter", "--net=" + path(), "--", "/bin/sh", "-c", cmdline}, InheritedEnv());
+}
+
+nlohmann::json TempNetns::IpJson(const std::string& args) const {
+  auto r = Sh("ip -j " + args);
+  if (r.exit_code != 0) return nlohmann::json::array();
+  try {
+    return r.out.empty() ? nlohmann::json::array() : nlohmann::json::parse(r.out);
+  } catch (...) {
+    return nlohmann::json::array();
+  }
+}
+
+bool TempNetns::Ping(const std::string& addr, int count) const {
+  return Sh("ping -n -q -c " + std::to_string(count) + " -W 2 " + addr + " >/dev/null 2>&1").exit_code == 0;
+}
+
+TempDir::TempDir() {
+  char tmpl[] = "/tmp/netiface-test-XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp");
+  path_ = tmpl;
+}
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string UniqueName(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  return prefix + std::to_string(getpid() % 100000) + "x" + std::to_string(counter++);
+}
+
+std::vector<std::string> AllVersions() { return {"0.1.0", "0.2.0", "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"}; }
+std::vector<std::string> VersionsFrom(const std::string& min) {
+  std::vector<std::string> all = AllVersions(), out;
+  bool on = false;
+  for (auto& v : all) {
+    if (v == min) on = true;
+    if (on) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<std::string> ListDir(const std::string& path) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(path, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << data;
+}
+
+}  // namespace netiface::testing
