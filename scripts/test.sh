@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test: installs what is missing, builds the shipped configuration (static runtime) and a
+# sanitizer configuration (ASan + UBSan, warnings are errors), and runs the whole ctest suite against
+# each: unit tests everywhere, privileged tests (root: throw-away network namespaces) and the podman
+# end-to-end test.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+cd "$NETIFACE_ROOT"
+
+ensure_packages "${NETIFACE_PACKAGES[@]}"
+
+echo "== build: release (build/)"
+build_tree build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+echo "== build: ASan + UBSan (build-asan/)"
+build_tree build-asan -DCMAKE_BUILD_TYPE=Debug -DNETIFACE_SANITIZE=ON
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+status=0
+echo "== tests: release build"
+ctest --test-dir build --output-on-failure --timeout 600 || status=1
+echo "== tests: ASan + UBSan build"
+ctest --test-dir build-asan --output-on-failure --timeout 900 || status=1
+exit $status
