@@ -1,0 +1,277 @@
+#include "netiface/cni/exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <utility>
+
+#include "netiface/cni/error.h"
+#include "netiface/cni/log.h"
+
+extern char** environ;
+
+namespace netiface::cni {
+namespace {
+
+using nlohmann::json;
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { Close(); }
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&&) = delete;
+  int get() const { return fd_; }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// A close-on-exec pipe whose ends are above 2, so that dup2 onto 0/1 in the child always clears
+// close-on-exec on the copy.
+std::pair<Fd, Fd> Pipe() {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) throw Error(kIoFailure, "cannot create pipe", std::strerror(errno));
+  for (int& fd : p) {
+    if (fd <= 2) {
+      int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+      ::close(fd);
+      fd = moved;
+    }
+  }
+  Fd r(p[0]), w(p[1]);
+  if (r.get() < 0 || w.get() < 0) throw Error(kIoFailure, "cannot create pipe", std::strerror(errno));
+  return {std::move(r), std::move(w)};
+}
+
+// SIGPIPE blocked on this thread while it feeds a child that may exit early; a SIGPIPE raised
+// meanwhile is discarded and the old mask restored.
+class SigpipeBlock {
+ public:
+  SigpipeBlock() {
+    sigset_t pipe_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+  }
+  ~SigpipeBlock() {
+    if (!was_pending_) {
+      sigset_t pipe_set;
+      sigemptyset(&pipe_set);
+      sigaddset(&pipe_set, SIGPIPE);
+      struct timespec zero {};
+      while (sigtimedwait(&pipe_set, nullptr, &zero) == SIGPIPE) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  const sigset_t& old_mask() const { return old_; }
+
+ private:
+  sigset_t old_;
+  bool was_pending_ = false;
+};
+
+class PosixExec : public Exec {
+ public:
+  ExecOutput Run(const ExecRequest& req) override {
+    auto [in_r, in_w] = Pipe();
+    auto [out_r, out_w] = Pipe();
+    SigpipeBlock block;
+
+    std::vector<std::string> env_strings;
+    for (const auto& [k, v] : req.env) env_strings.push_back(k + "=" + v);
+    std::vector<char*> envp;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::string path = req.path;
+    char* argv[] = {path.data(), nullptr};
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in_r.get(), STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out_w.get(), STDOUT_FILENO);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    posix_spawnattr_setsigmask(&attr, &block.old_mask());
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    pid_t pid = -1;
+    int rc = posix_spawn(&pid, path.c_str(), &actions, &attr, argv, envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) throw Error(kIoFailure, "failed to execute " + req.path, std::strerror(rc));
+    in_r.Close();
+    out_w.Close();
+
+    ExecOutput out;
+    Pump(req.stdin_data, in_w, out_r, out.stdout_data);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) throw Error(kIoFailure, "waiting for " + req.path, std::strerror(errno));
+    }
+    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return out;
+  }
+
+ private:
+  // Feeds stdin and drains stdout at once, so that neither side blocks on a full pipe.
+  static void Pump(const std::string& input, Fd& in_w, Fd& out_r, std::string& output) {
+    size_t written = 0;
+    if (input.empty()) in_w.Close();
+    char buf[65536];
+    while (out_r.get() >= 0) {
+      pollfd fds[2];
+      int n = 0;
+      fds[n++] = {out_r.get(), POLLIN, 0};
+      if (in_w.get() >= 0) fds[n++] = {in_w.get(), POLLOUT, 0};
+      if (::poll(fds, static_cast<nfds_t>(n), -1) < 0) {
+        if (errno == EINTR) continue;
+        throw Error(kIoFailure, "poll on plugin pipes", std::strerror(errno));
+      }
+      if (n == 2 && fds[1].revents != 0) {
+        ssize_t w = ::write(in_w.get(), input.data() + written, input.size() - written);
+        if (w > 0) written += static_cast<size_t>(w);
+        if ((w < 0 && errno != EINTR && errno != EAGAIN) || written == input.size()) in_w.Close();
+      }
+      if (fds[0].revents != 0) {
+        ssize_t r = ::read(out_r.get(), buf, sizeof(buf));
+        if (r > 0) {
+          output.append(buf, static_cast<size_t>(r));
+        } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+          out_r.Close();
+        }
+      }
+    }
+  }
+};
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::map<std::string, std::string> ChildEnv(const std::string& command, const CmdArgs& args) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv(*e);
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  auto set = [&env](const char* key, const std::string& value) {
+    if (value.empty()) {
+      env.erase(key);
+    } else {
+      env[key] = value;
+    }
+  };
+  env["CNI_COMMAND"] = command;
+  set("CNI_CONTAINERID", args.container_id);
+  set("CNI_NETNS", args.netns);
+  set("CNI_IFNAME", args.ifname);
+  set("CNI_ARGS", args.args);
+  set("CNI_PATH", args.path);
+  return env;
+}
+
+ExecRequest DelegateRequest(const std::string& command, const std::string& type, const json& conf,
+                            const CmdArgs& args) {
+  ExecRequest req;
+  req.path = FindPlugin(type, args.path);
+  req.env = ChildEnv(command, args);
+  req.stdin_data = conf.dump();
+  return req;
+}
+
+}  // namespace
+
+Exec& DefaultExec() {
+  static PosixExec exec;
+  return exec;
+}
+
+std::string FindPlugin(std::string_view type, std::string_view cni_path) {
+  std::string name(type);
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos) {
+    throw Error(kInvalidConfig, "invalid plugin type \"" + name + "\"", "a plugin type is a plain file name");
+  }
+  std::string dirs;
+  std::string_view rest = cni_path;
+  while (true) {
+    size_t colon = rest.find(':');
+    std::string dir(rest.substr(0, colon));
+    if (!dir.empty()) {
+      dirs += (dirs.empty() ? "" : " ") + dir;
+      std::string candidate = dir + "/" + name;
+      struct stat st {};
+      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+        return candidate;
+      }
+    }
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  throw Error(kInvalidConfig, "failed to find plugin \"" + name + "\" in path [" + dirs + "]");
+}
+
+json ExecPlugin(Exec& exec, const ExecRequest& req) {
+  ExecOutput out = exec.Run(req);
+  std::string name = BaseName(req.path);
+  json j = json::parse(out.stdout_data, nullptr, /*allow_exceptions=*/false);
+  bool blank = out.stdout_data.find_first_not_of(" \t\r\n") == std::string::npos;
+  if (out.exit_code != 0) {
+    std::string fallback = "plugin " + name + " failed with exit code " + std::to_string(out.exit_code);
+    if (blank) throw Error(kDelegateFailed, fallback);
+    if (j.is_discarded()) throw Error(kDelegateFailed, fallback, out.stdout_data.substr(0, 1024));
+    throw Error::FromJson(j, fallback);
+  }
+  if (blank) return nullptr;
+  if (j.is_discarded()) {
+    throw Error(kDelegateFailed, "plugin " + name + " printed invalid JSON", out.stdout_data.substr(0, 1024));
+  }
+  return j;
+}
+
+Result DelegateAdd(const std::string& type, const json& conf, const CmdArgs& args, Exec& exec) {
+  ExecRequest req = DelegateRequest("ADD", type, conf, args);
+  log::Debug("delegating ADD to {}", req.path);
+  json out = ExecPlugin(exec, req);
+  if (out.is_null()) throw Error(kDelegateFailed, "plugin " + type + " printed no result");
+  std::string version = "0.1.0";
+  if (auto it = conf.find("cniVersion"); it != conf.end() && it->is_string() && !it->get<std::string>().empty()) {
+    version = it->get<std::string>();
+  }
+  return ParseResult(out, version);
+}
+
+void Delegate(const std::string& command, const std::string& type, const json& conf, const CmdArgs& args,
+              Exec& exec) {
+  if (command != "DEL" && command != "CHECK" && command != "STATUS" && command != "GC") {
+    throw Error(kInternal, "cannot delegate command \"" + command + "\"");
+  }
+  ExecRequest req = DelegateRequest(command, type, conf, args);
+  log::Debug("delegating {} to {}", command, req.path);
+  ExecPlugin(exec, req);
+}
+
+}  // namespace netiface::cni

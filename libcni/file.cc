@@ -1,0 +1,166 @@
+#include "netiface/cni/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "netiface/cni/error.h"
+
+namespace netiface::cni {
+namespace {
+
+[[noreturn]] void IoError(const std::string& what, const std::string& path, int err) {
+  throw Error(kIoFailure, what + " " + path, std::strerror(err));
+}
+
+// A descriptor closed on scope exit unless released.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  int Release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+std::string DirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string RandomSuffix() {
+  uint64_t r = 0;
+  if (getrandom(&r, sizeof(r), 0) != static_cast<ssize_t>(sizeof(r))) {
+    r = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+        static_cast<uint64_t>(getpid());
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < 12; ++i, r >>= 4) s += kHex[r & 0xf];
+  return s;
+}
+
+void WriteAll(int fd, const std::string& data, const std::string& path) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      IoError("cannot write", path, errno);
+    }
+    off += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+FileLock FileLock::Acquire(const std::string& path, int timeout_ms) {
+  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (fd.get() < 0) IoError("cannot open lock file", path, errno);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto sleep = std::chrono::microseconds(1000);
+  while (true) {
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) return FileLock(fd.Release());
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) IoError("cannot lock", path, errno);
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) throw Error(kTryAgainLater, "timed out waiting for lock " + path);
+    auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - now);
+    std::this_thread::sleep_for(std::min(sleep, left));
+    sleep = std::min(sleep * 2, std::chrono::microseconds(10000));
+  }
+}
+
+FileLock::FileLock(FileLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+
+FileLock& FileLock::operator=(FileLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+  }
+  return *this;
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+}
+
+void WriteFileAtomic(const std::string& path, const std::string& data, int mode) {
+  std::string dir = DirOf(path);
+  std::string tmp;
+  int raw = -1;
+  for (int attempt = 0; attempt < 16 && raw < 0; ++attempt) {
+    tmp = path + ".tmp-" + RandomSuffix();
+    raw = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (raw < 0 && errno != EEXIST) IoError("cannot create", tmp, errno);
+  }
+  if (raw < 0) IoError("cannot create a temporary file for", path, EEXIST);
+  Fd fd(raw);
+  try {
+    if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) IoError("cannot chmod", tmp, errno);
+    WriteAll(fd.get(), data, tmp);
+    if (::fsync(fd.get()) != 0) IoError("cannot fsync", tmp, errno);
+    if (::close(fd.Release()) != 0) IoError("cannot close", tmp, errno);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) IoError("cannot rename " + tmp + " to", path, errno);
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dfd.get() < 0) IoError("cannot open folder", dir, errno);
+  if (::fsync(dfd.get()) != 0) IoError("cannot fsync folder", dir, errno);
+}
+
+std::optional<std::string> ReadFileIfExists(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    IoError("cannot open", path, errno);
+  }
+  std::string out;
+  char buf[8192];
+  while (true) {
+    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      IoError("cannot read", path, errno);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+void MakeDirs(const std::string& path, int mode) {
+  if (path.empty()) return;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    std::string prefix = path.substr(0, pos);
+    if (prefix.empty() || prefix == "/") continue;
+    if (::mkdir(prefix.c_str(), static_cast<mode_t>(mode)) == 0) {
+      ::chmod(prefix.c_str(), static_cast<mode_t>(mode));  // exactly `mode`, whatever the umask
+      continue;
+    }
+    if (errno != EEXIST) IoError("cannot create folder", prefix, errno);
+    struct stat st {};
+    if (::stat(prefix.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) IoError("not a folder:", prefix, ENOTDIR);
+  }
+}
+
+}  // namespace netiface::cni
