@@ -1,0 +1,127 @@
+// Command line parsing (CLI11) into an Invocation; nothing here talks to plugins.
+#include "netiface/cli/cli.h"
+
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "netiface/cni/cache.h"
+#include "netiface/cni/log.h"
+#include "netiface/cni/runtime.h"
+#include "netiface/cli/ipam_ls.h"
+
+namespace netiface::cli {
+namespace {
+
+constexpr char kFooter[] =
+    "Exit codes: 0 ok, 1 a plugin failed or could not run (code and msg on stderr), 2 usage, 3 network\n"
+    "not found or unusable, 4 local failure (cache, data dir). See tools/netiface/README.md.";
+
+std::string EnvOr(const CliContext& ctx, const char* name, std::string fallback) {
+  auto it = ctx.env.find(name);
+  return it != ctx.env.end() && !it->second.empty() ? it->second : fallback;
+}
+
+void AddConfOptions(CLI::App* sub, Invocation& inv) {
+  sub->add_option("--conf-dir", inv.conf_dir, "Folder with *.conflist, *.conf, *.json (env NETCONFPATH, default /etc/cni/net.d)");
+  sub->add_option("--cni-path", inv.cni_path, "':'-separated plugin folders (env CNI_PATH, default /opt/cni/bin)");
+}
+
+void AddAttachmentOptions(CLI::App* sub, Invocation& inv) {
+  AddConfOptions(sub, inv);
+  sub->add_option("--cache-dir", inv.cache_dir, "Result cache root (default /var/lib/cni; entries in <dir>/results)");
+  sub->add_option("-i,--ifname", inv.ifname, "Interface name in the container (env CNI_IFNAME, default eth0)");
+  sub->add_option("--container-id", inv.container_id,
+                  "Container ID (default: cnitool's rule, \"cnitool-\" + 20 hex of SHA-512 of the netns path)");
+  sub->add_option("--args", inv.args, "CNI_ARGS \"K=V;K=V\" (env CNI_ARGS)");
+  sub->add_option("--cap-args", inv.cap_args, "Capability arguments as a JSON object (env CAP_ARGS)");
+}
+
+}  // namespace
+
+int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
+  Invocation inv;
+  inv.conf_dir = EnvOr(ctx, "NETCONFPATH", std::string(cni::kDefaultConfDir));
+  inv.cni_path = EnvOr(ctx, "CNI_PATH", "/opt/cni/bin");
+  inv.cache_dir = std::string(cni::kDefaultCacheDir);
+  inv.ifname = EnvOr(ctx, "CNI_IFNAME", "eth0");
+  inv.args = EnvOr(ctx, "CNI_ARGS", "");
+  inv.cap_args = EnvOr(ctx, "CAP_ARGS", "");
+  inv.data_dir = kDefaultIpamDataDir;
+  std::string log_level = "warning";
+
+  CLI::App app("netiface: run CNI network configuration lists against a network namespace (cnitool's workflow)",
+               "netiface");
+  app.footer(kFooter);
+  app.require_subcommand(1);
+  app.add_option("--log-level", log_level, "debug|info|warning|error|none (default warning; logs go to stderr)")
+      ->check(CLI::IsMember({"debug", "info", "warning", "error", "none"}));
+  app.fallthrough();
+
+  struct Verb {
+    const char* name;
+    const char* help;
+  };
+  for (Verb v : {Verb{"add", "ADD every plugin of NETWORK in order; prints the result JSON"},
+                 Verb{"check", "CHECK the attachment against its cached result (spec >= 0.4.0, honours disableCheck)"},
+                 Verb{"del", "DEL every plugin of NETWORK in reverse order, with the cached result"}}) {
+    CLI::App* sub = app.add_subcommand(v.name, v.help);
+    sub->footer(kFooter);
+    sub->add_option("NETWORK", inv.network, "Network name (its \"name\" key)")->required();
+    auto* netns = sub->add_option("NETNS", inv.netns, "Network namespace path, e.g. /run/netns/x");
+    if (std::string(v.name) == "del") {
+      netns->description("Network namespace path (may be omitted with --container-id: DEL without a netns)");
+    } else {
+      netns->required();
+    }
+    AddAttachmentOptions(sub, inv);
+    sub->callback([&inv, v] { inv.command = v.name; });
+  }
+
+  CLI::App* gc = app.add_subcommand(
+      "gc", "DEL cached attachments of NETWORK that are not valid, then GC every plugin (spec >= 1.1.0)");
+  gc->footer(std::string("With no NETNS and no --valid, no attachment is valid: every cached attachment of the\n"
+                         "network is deleted and the plugins are told to free everything they hold for it.\n") +
+             kFooter);
+  gc->add_option("NETWORK", inv.network, "Network name")->required();
+  gc->add_option("NETNS", inv.netns, "Keep the attachment of this namespace (its container ID and --ifname)");
+  gc->add_option("--valid", inv.valid, "An attachment that stays: CONTAINERID[/IFNAME] (repeatable)");
+  AddAttachmentOptions(gc, inv);
+  gc->callback([&inv] { inv.command = "gc"; });
+
+  CLI::App* status = app.add_subcommand("status", "STATUS of every plugin of NETWORK (spec >= 1.1.0)");
+  status->footer(kFooter);
+  status->add_option("NETWORK", inv.network, "Network name")->required();
+  AddConfOptions(status, inv);
+  status->callback([&inv] { inv.command = "status"; });
+
+  CLI::App* ipam = app.add_subcommand("ipam", "Inspect host-local IPAM stores");
+  ipam->require_subcommand(1);
+  CLI::App* ls = ipam->add_subcommand("ls", "List the reservations of a host-local data dir");
+  ls->footer(kFooter);
+  ls->add_option("NETWORK", inv.network, "Only this network (default: every network folder)");
+  ls->add_option("--data-dir", inv.data_dir, "host-local dataDir (default /var/lib/cni/networks)");
+  ls->add_flag("--json", inv.json, "JSON instead of a table");
+  ls->callback([&inv] { inv.command = "ipam-ls"; });
+
+  std::vector<const char*> cargv;
+  for (const auto& a : argv) cargv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(cargv.size()), cargv.data());
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e, *ctx.out, *ctx.err);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  static const std::map<std::string, log::Level> kLevels = {
+      {"debug", log::Level::kDebug}, {"info", log::Level::kInfo}, {"warning", log::Level::kWarn},
+      {"error", log::Level::kError}, {"none", log::Level::kOff}};
+  log::SetLevel(kLevels.at(log_level));
+  if (inv.command == "del" && inv.netns.empty() && inv.container_id.empty()) {
+    *ctx.err << "netiface del: NETNS is required unless --container-id is given\n";
+    return kExitUsage;
+  }
+  return Execute(inv, ctx);
+}
+
+}  // namespace netiface::cli

@@ -1,0 +1,154 @@
+// Executing a parsed command line: building the runtime's inputs, calling the libcni runtime and
+// turning its errors into messages and exit codes.
+#include <openssl/evp.h>
+
+#include <filesystem>
+#include <ostream>
+
+#include "commands.h"
+#include "netiface/cli/ipam_ls.h"
+#include "netiface/cni/error.h"
+#include "netiface/cni/result.h"
+#include "netiface/cni/runtime.h"
+#include "netiface/cni/skel.h"
+
+namespace netiface::cli {
+namespace {
+
+using nlohmann::json;
+
+int Report(CliContext& ctx, const Invocation& inv, int exit_code, const cni::Error& e) {
+  std::string what = inv.command == "ipam-ls" ? "ipam ls" : inv.command + " " + inv.network;
+  *ctx.err << "netiface " << what << ": " << e.what() << " (code " << e.code() << ")\n";
+  return exit_code;
+}
+
+cni::RuntimeConf BuildRuntimeConf(const Invocation& inv) {
+  cni::RuntimeConf rt;
+  if (!inv.netns.empty()) rt.netns = AbsolutePath(inv.netns);
+  rt.container_id = !inv.container_id.empty() ? inv.container_id : ContainerIdFromNetns(rt.netns);
+  rt.ifname = inv.ifname;
+  rt.args = cni::ParseArgPairs(inv.args);
+  if (!inv.cap_args.empty()) {
+    json caps = json::parse(inv.cap_args, nullptr, false);
+    if (caps.is_discarded() || !caps.is_object()) {
+      throw cni::Error(cni::kInvalidEnv, "CAP_ARGS must be a JSON object", inv.cap_args);
+    }
+    rt.capability_args = std::move(caps);
+  }
+  cni::ValidateContainerId(rt.container_id);
+  cni::ValidateIfname(rt.ifname);
+  return rt;
+}
+
+std::vector<cni::Attachment> BuildValid(const Invocation& inv, const cni::RuntimeConf& rt) {
+  std::vector<cni::Attachment> valid;
+  if (!inv.netns.empty() || !inv.container_id.empty()) valid.push_back({rt.container_id, rt.ifname});
+  for (const auto& v : inv.valid) {
+    auto slash = v.find('/');
+    cni::Attachment a{v.substr(0, slash), slash == std::string::npos ? rt.ifname : v.substr(slash + 1)};
+    cni::ValidateContainerId(a.container_id);
+    cni::ValidateIfname(a.ifname);
+    valid.push_back(std::move(a));
+  }
+  return valid;
+}
+
+int IpamLs(const Invocation& inv, CliContext& ctx) {
+  auto rs = ListReservations(inv.data_dir, inv.network);
+  if (inv.json) {
+    *ctx.out << ReservationsToJson(rs).dump(2) << "\n";
+  } else {
+    *ctx.out << FormatReservationTable(rs);
+  }
+  return kExitOk;
+}
+
+int RunVerb(const Invocation& inv, CliContext& ctx) {
+  cni::RuntimeConf rt;
+  std::vector<cni::Attachment> valid;
+  try {
+    if (inv.command != "status") rt = BuildRuntimeConf(inv);
+    if (inv.command == "gc") valid = BuildValid(inv, rt);
+  } catch (const cni::Error& e) {
+    return Report(ctx, inv, kExitUsage, e);
+  }
+  cni::NetworkConfigList list;
+  try {
+    list = cni::LoadNetworkConfigList(inv.conf_dir, inv.network);
+  } catch (const cni::Error& e) {
+    return Report(ctx, inv, e.code() == cni::kIoFailure ? kExitLocal : kExitConfig, e);
+  }
+  cni::RuntimeOptions opts;
+  opts.cni_path = inv.cni_path;
+  opts.cache_dir = inv.cache_dir;
+  opts.base_env = ctx.env;
+  opts.exec = ctx.exec;
+  cni::Runtime runtime(std::move(opts));
+  try {
+    if (inv.command == "add") {
+      json result = runtime.AddNetworkList(list, rt);
+      *ctx.out << cni::PrintJson(result) << "\n";
+    } else if (inv.command == "check") {
+      runtime.CheckNetworkList(list, rt);
+    } else if (inv.command == "del") {
+      runtime.DelNetworkList(list, rt);
+    } else if (inv.command == "gc") {
+      runtime.GcNetworkList(list, valid);
+    } else {
+      runtime.StatusNetworkList(list);
+    }
+  } catch (const cni::PluginError& e) {
+    return Report(ctx, inv, kExitPluginError, e);
+  } catch (const cni::Error& e) {
+    switch (e.code()) {
+      case cni::kInvalidConfig:
+      case cni::kIncompatibleVersion:
+      case cni::kUnknownContainer:
+        return Report(ctx, inv, kExitConfig, e);
+      case cni::kInvalidEnv:
+        return Report(ctx, inv, kExitUsage, e);
+      default:
+        return Report(ctx, inv, kExitLocal, e);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+std::string AbsolutePath(const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.is_relative()) p = std::filesystem::current_path() / p;
+  std::string s = p.lexically_normal().string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+std::string ContainerIdFromNetns(const std::string& netns_path) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(netns_path.data(), netns_path.size(), digest, &len, EVP_sha512(), nullptr) != 1 || len < 10) {
+    throw cni::Error(cni::kInternal, "SHA-512 failed");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id = "cnitool-";
+  for (int i = 0; i < 10; ++i) {
+    id += kHex[digest[i] >> 4];
+    id += kHex[digest[i] & 0xF];
+  }
+  return id;
+}
+
+int Execute(const Invocation& inv, CliContext& ctx) {
+  try {
+    if (inv.command == "ipam-ls") return IpamLs(inv, ctx);
+    return RunVerb(inv, ctx);
+  } catch (const cni::Error& e) {
+    return Report(ctx, inv, kExitLocal, e);
+  } catch (const std::exception& e) {
+    return Report(ctx, inv, kExitLocal, cni::Error(cni::kInternal, e.what()));
+  }
+}
+
+}  // namespace netiface::cli

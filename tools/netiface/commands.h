@@ -1,0 +1,31 @@
+// Internal to netiface_cli_lib: one parsed command line and its execution.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "netiface/cli/cli.h"
+
+namespace netiface::cli {
+
+// A command line after parsing, with flags > environment > defaults already applied.
+struct Invocation {
+  std::string command;        // add, check, del, gc, status, ipam-ls
+  std::string network;
+  std::string netns;          // as given ("" when not given)
+  std::string conf_dir;
+  std::string cni_path;
+  std::string cache_dir;
+  std::string ifname;
+  std::string container_id;   // "" = derived from netns
+  std::string args;           // CNI_ARGS text
+  std::string cap_args;       // CAP_ARGS JSON text
+  std::vector<std::string> valid;  // gc: CID[/IFNAME]
+  std::string data_dir;       // ipam ls
+  bool json = false;          // ipam ls
+};
+
+// Runs the command; prints results on ctx.out and errors on ctx.err. Returns an ExitCode.
+int Execute(const Invocation& inv, CliContext& ctx);
+
+}  // namespace netiface::cli
