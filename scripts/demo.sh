@@ -98,7 +98,7 @@ step "CHECK every attachment (silent on success)"
 for i in 0 1; do cli check demo-routed /run/netns/${PODS[$i]}; done
 for i in 2 3; do cli check demo-flannel /run/netns/${PODS[$i]}; done
 echo "CHECK passed for 4 attachments"
-echo "and CHECK notices damage: removing pod a's default route ..."
+echo "and CHECK notices damage: removing pod a's route to 10.77.0.0/16 ..."
 ip -n "${PODS[0]}" route del 10.77.0.0/16
 if cli check demo-routed /run/netns/${PODS[0]} 2>&1; then echo "CHECK missed it" >&2; exit 1; fi
 
