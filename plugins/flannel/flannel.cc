@@ -1,0 +1,116 @@
+// The verbs: thin code around the pure rendering in delegate.cc and the files in saved_config.cc.
+#include "netiface/flannel/flannel.h"
+
+#include "netiface/cni/error.h"
+#include "netiface/cni/log.h"
+#include "netiface/flannel/delegate.h"
+#include "netiface/flannel/saved_config.h"
+#include "netiface/flannel/subnet_env.h"
+
+namespace netiface::flannel {
+namespace {
+
+using nlohmann::json;
+
+// The saved config with our prevResult, converted to the saved config's version (CHECK needs it; DEL
+// gets it as the spec says, when it converts).
+json WithPrevResult(json delegate, const cni::CmdArgs& args) {
+  if (!args.conf.prev_result) return delegate;
+  std::string version = delegate.value("cniVersion", args.conf.cni_version);
+  try {
+    delegate["prevResult"] = cni::ResultToJson(*args.conf.prev_result, version);
+  } catch (const cni::Error& e) {
+    log::Warn("flannel: prevResult not passed to the delegate: {}", e.msg());
+  }
+  return delegate;
+}
+
+}  // namespace
+
+cni::Result Add(const cni::CmdArgs& args, cni::Exec& exec) {
+  const Config c = ParseConfig(args.conf);
+  const json delegate = RenderDelegate(c, LoadSubnetEnv(c.subnet_file));
+  const std::string type = DelegateType(delegate);
+  const std::string path = SavedConfigPath(c.data_dir, args.container_id, args.ifname);
+  SaveConfig(path, c.data_dir, delegate);
+  try {
+    return cni::DelegateAdd(type, delegate, args, exec);
+  } catch (...) {
+    try {
+      cni::Delegate("DEL", type, delegate, args, exec);
+      RemoveSavedConfig(path);
+    } catch (const std::exception& e) {
+      // The saved config stays, so that the runtime's DEL can still release what the ADD left.
+      log::Error("flannel: cleanup after the failed delegated ADD failed: {}", e.what());
+    }
+    throw;
+  }
+}
+
+void Del(const cni::CmdArgs& args, cni::Exec& exec) {
+  const Config c = ParseConfig(args.conf);
+  std::optional<SavedConfig> saved = LoadSavedConfig(c.data_dir, args.container_id, args.ifname);
+  json delegate;
+  if (saved && !saved->conf.is_null()) {
+    delegate = saved->conf;
+  } else {
+    // Lost or damaged: today's subnet.env still names the network, so IPAM can release by container ID.
+    try {
+      delegate = RenderDelegate(c, LoadSubnetEnv(c.subnet_file));
+    } catch (const cni::Error& e) {
+      log::Warn("flannel: no saved delegate config for {}/{} and none can be rendered ({}); nothing to delete",
+                args.container_id, args.ifname, e.msg());
+      return;
+    }
+  }
+  cni::Delegate("DEL", DelegateType(delegate), WithPrevResult(delegate, args), args, exec);
+  if (saved) RemoveSavedConfig(saved->path);
+}
+
+void Check(const cni::CmdArgs& args, cni::Exec& exec) {
+  const Config c = ParseConfig(args.conf);
+  std::optional<SavedConfig> saved = LoadSavedConfig(c.data_dir, args.container_id, args.ifname);
+  if (!saved || saved->conf.is_null()) {
+    throw cni::Error(cni::kIoFailure, "flannel: no saved delegate config for " + args.container_id + "/" + args.ifname,
+                     SavedConfigPath(c.data_dir, args.container_id, args.ifname));
+  }
+  cni::Delegate("CHECK", DelegateType(saved->conf), WithPrevResult(saved->conf, args), args, exec);
+}
+
+void Status(const cni::CmdArgs& args, cni::Exec& exec) {
+  const Config c = ParseConfig(args.conf);
+  json delegate;
+  try {
+    delegate = RenderDelegate(c, LoadSubnetEnv(c.subnet_file));
+  } catch (const cni::Error& e) {
+    throw cni::Error(cni::kNotAvailable, e.msg(), e.details());
+  }
+  cni::Delegate("STATUS", DelegateType(delegate), delegate, args, exec);
+}
+
+void Gc(const cni::CmdArgs& args, cni::Exec& exec) {
+  const Config c = ParseConfig(args.conf);
+  json delegate = RenderDelegate(c, LoadSubnetEnv(c.subnet_file));
+  for (const char* key : {"cni.dev/valid-attachments", "cni.dev/attachments"}) {
+    if (auto it = c.raw.find(key); it != c.raw.end()) delegate[key] = *it;
+  }
+  // A failing delegated GC throws here and keeps every saved config: a later DEL may still need one.
+  cni::Delegate("GC", DelegateType(delegate), delegate, args, exec);
+  if (!args.conf.valid_attachments) return;
+  for (const auto& path : StaleSavedConfigs(c.data_dir, c.name, *args.conf.valid_attachments)) {
+    log::Info("flannel: GC removes {}", path);
+    RemoveSavedConfig(path);
+  }
+}
+
+cni::PluginFuncs Funcs() {
+  cni::PluginFuncs f;
+  f.add = [](const cni::CmdArgs& a) { return Add(a); };
+  f.del = [](const cni::CmdArgs& a) { Del(a); };
+  f.check = [](const cni::CmdArgs& a) { Check(a); };
+  f.status = [](const cni::CmdArgs& a) { Status(a); };
+  f.gc = [](const cni::CmdArgs& a) { Gc(a); };
+  return f;
+}
+
+}  // namespace netiface::flannel
