@@ -155,7 +155,9 @@ void SetHairpin(Socket& s, const std::string& name, bool on) {
   LinkPtr orig = NewLink();
   rtnl_link_set_family(orig.get(), AF_BRIDGE);
   rtnl_link_set_ifindex(orig.get(), port.index);
-  LinkPtr changes(detail::NotNull(rtnl_link_bridge_alloc(), "bridge link"));
+  // rtnl_link_bridge_alloc makes a bridge *device*; port flags live in the AF_BRIDGE family data.
+  LinkPtr changes = NewLink();
+  rtnl_link_set_family(changes.get(), AF_BRIDGE);
   if (on) {
     rtnl_link_bridge_set_flags(changes.get(), RTNL_BRIDGE_HAIRPIN_MODE);
   } else {
