@@ -136,15 +136,15 @@ RunResult RunPlugin(const std::string& plugin_path, const PluginCall& call, cons
 }
 
 TempNetns::TempNetns(const std::string& prefix) : name_(UniqueName(prefix)) {
-  Sh("ip netns del " + name_ + " 2>/dev/null");
-  auto r = Sh("ip netns add " + name_);
+  testing::Sh("ip netns del " + name_ + " 2>/dev/null");
+  auto r = testing::Sh("ip netns add " + name_);
   if (r.exit_code != 0) throw std::runtime_error("ip netns add " + name_ + ": " + r.err);
-  Sh("ip netns exec " + name_ + " ip link set lo up");
+  testing::Sh("ip netns exec " + name_ + " ip link set lo up");
 }
 
 TempNetns::~TempNetns() {
   // Deleting the namespace deletes every link in it; veth peers outside go with them.
-  Sh("ip netns pids " + name_ + " 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del " + name_ +
+  testing::Sh("ip netns pids " + name_ + " 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del " + name_ +
      " 2>/dev/null");
 }
 
