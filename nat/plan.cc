@@ -1,0 +1,331 @@
+#include "plan.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <map>
+
+#include "netiface/cni/error.h"
+
+namespace netiface::nat {
+namespace {
+
+constexpr size_t kMaxNetworkInComment = 48;
+
+std::string Sha256Hex(std::string_view data, size_t hex_chars) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1) {
+    throw cni::Error(cni::kNatFailure, "SHA-256 failed");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < len && out.size() < hex_chars; ++i) {
+    out += kHex[md[i] >> 4];
+    out += kHex[md[i] & 0xf];
+  }
+  return out.substr(0, hex_chars);
+}
+
+std::string Proto(int family_bits) { return family_bits == 32 ? "ip" : "ip6"; }
+
+// An address, or a prefix "network/len" (a full-length prefix reads as the bare address, as nft lists it).
+std::string PrefixText(const cni::IpNet& n) {
+  if (n.prefix_len() >= n.addr().bits()) return n.addr().ToString();
+  return n.Network().addr().ToString() + "/" + std::to_string(n.prefix_len());
+}
+
+std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+std::string RuleCommand(const std::string& verb, const Rule& r, const std::string& comment,
+                        std::optional<uint64_t> position = std::nullopt) {
+  std::string cmd = verb + " rule inet " + std::string(kTable) + " " + r.chain;
+  if (position) cmd += " position " + std::to_string(*position);
+  return cmd + " " + r.body + " comment " + Quoted(comment) + "\n";
+}
+
+std::string DeleteRuleCommand(const ListedRule& r) {
+  return "delete rule inet " + std::string(kTable) + " " + r.chain + " handle " + std::to_string(r.handle) +
+         "\n";
+}
+
+bool IsOurChain(const std::string& name) {
+  for (const auto& c : Chains()) {
+    if (c.name == name) return true;
+  }
+  return false;
+}
+
+std::string ValueFromJson(const nlohmann::json& v) {
+  if (v.is_string()) {
+    auto a = cni::IpAddr::Parse(v.get<std::string>());
+    return a ? a->ToString() : "?" + v.dump();
+  }
+  if (v.is_object() && v.contains("prefix")) {
+    const auto& p = v["prefix"];
+    if (p.is_object() && p.contains("addr") && p["addr"].is_string() && p.contains("len") &&
+        p["len"].is_number_integer()) {
+      auto a = cni::IpAddr::Parse(p["addr"].get<std::string>());
+      int len = p["len"].get<int>();
+      if (a && len >= 0 && len <= a->bits()) return PrefixText(cni::IpNet(*a, len));
+    }
+  }
+  return "?" + v.dump();
+}
+
+std::string StatementFromJson(const nlohmann::json& s) {
+  if (!s.is_object() || s.size() != 1) return "?" + s.dump();
+  const std::string& key = s.begin().key();
+  const nlohmann::json& val = s.begin().value();
+  if (key == "match" && val.is_object()) {
+    const auto& left = val.value("left", nlohmann::json());
+    const auto& op = val.value("op", std::string());
+    if (left.is_object() && left.contains("payload") && left["payload"].is_object() &&
+        val.contains("right") && (op == "==" || op == "!=")) {
+      const auto& p = left["payload"];
+      std::string out = p.value("protocol", std::string("?")) + " " + p.value("field", std::string("?")) + " ";
+      if (op == "!=") out += "!= ";
+      return out + ValueFromJson(val["right"]);
+    }
+  } else if (key == "masquerade" && val.is_null()) {
+    return "masquerade";
+  } else if ((key == "snat" || key == "dnat") && val.is_object() && val.size() == 2 && val.contains("family") &&
+             val["family"].is_string() && val.contains("addr")) {
+    return key + " " + val["family"].get<std::string>() + " to " + ValueFromJson(val["addr"]);
+  }
+  return "?" + s.dump();
+}
+
+[[noreturn]] void BadListing(const std::string& why) {
+  throw cni::Error(cni::kNatFailure, "unexpected nftables listing: " + why);
+}
+
+}  // namespace
+
+const std::vector<ChainDef>& Chains() {
+  static const std::vector<ChainDef> kChains = {
+      {"prerouting", "type nat hook prerouting priority dstnat; policy accept;"},
+      {"output", "type nat hook output priority -100; policy accept;"},
+      {"postrouting_floating", "type nat hook postrouting priority srcnat - 10; policy accept;"},
+      {"postrouting", "type nat hook postrouting priority srcnat; policy accept;"},
+  };
+  return kChains;
+}
+
+bool IsSafeToken(std::string_view s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
+  });
+}
+
+void ValidateTag(const Tag& tag) {
+  auto check = [](std::string_view field, const std::string& v) {
+    if (!IsSafeToken(v)) {
+      throw cni::Error(cni::kNatFailure, "invalid " + std::string(field) + " for NAT rules: \"" + v + "\"",
+                       "only letters, digits, '_', '.' and '-' are allowed");
+    }
+  };
+  check("network name", tag.network);
+  check("container ID", tag.container_id);
+  check("interface name", tag.ifname);
+}
+
+std::string NetworkCommentPrefix(const std::string& network) {
+  std::string key = network.size() <= kMaxNetworkInComment ? network : "#" + Sha256Hex(network, 16);
+  return std::string(kCommentPrefix) + key + ":";
+}
+
+std::string TagComment(const Tag& tag) {
+  std::string prefix = NetworkCommentPrefix(tag.network);
+  std::string attachment = tag.container_id + ":" + tag.ifname;
+  if (prefix.size() + attachment.size() > kMaxComment) {
+    attachment = "#" + Sha256Hex(tag.container_id + "\n" + tag.ifname, 32);
+  }
+  return prefix + attachment;
+}
+
+std::vector<Rule> PlanRules(const Spec& spec) {
+  ValidateTag(spec.tag);
+  std::map<std::string, std::vector<Rule>> by_chain;
+  auto add = [&](const std::string& chain, std::string body) {
+    auto& rules = by_chain[chain];
+    Rule r{chain, std::move(body)};
+    if (std::find(rules.begin(), rules.end(), r) == rules.end()) rules.push_back(std::move(r));
+  };
+  for (const auto& [ext, in] : spec.floating_ips) {
+    if (ext.family() != in.family()) {
+      throw cni::Error(cni::kNatFailure,
+                       "floating IP " + ext.ToString() + " and workload address " + in.ToString() +
+                           " are of different families");
+    }
+    std::string p = Proto(ext.bits());
+    add("prerouting", p + " daddr " + ext.ToString() + " dnat " + p + " to " + in.ToString());
+    add("output", p + " daddr " + ext.ToString() + " dnat " + p + " to " + in.ToString());
+    add("postrouting_floating", p + " saddr " + in.ToString() + " snat " + p + " to " + ext.ToString());
+  }
+  for (const auto& m : spec.masquerade) {
+    if (m.prefix_len() == 0) continue;
+    std::string p = Proto(m.addr().bits());
+    std::string multicast = m.addr().is_v4() ? "224.0.0.0/4" : "ff00::/8";
+    add("postrouting", p + " saddr " + m.addr().ToString() + " " + p + " daddr != " + PrefixText(m.Network()) +
+                           " " + p + " daddr != " + multicast + " masquerade");
+  }
+  std::vector<Rule> out;
+  for (const auto& c : Chains()) {
+    auto it = by_chain.find(std::string(c.name));
+    if (it != by_chain.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+  return out;
+}
+
+std::string RuleBodyFromJson(const nlohmann::json& expr) {
+  if (!expr.is_array()) return "?" + expr.dump();
+  std::string out;
+  for (const auto& s : expr) {
+    if (!out.empty()) out += " ";
+    out += StatementFromJson(s);
+  }
+  return out;
+}
+
+Listing ParseListing(std::string_view json_text) {
+  auto doc = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("nftables") || !doc["nftables"].is_array()) {
+    BadListing(std::string(json_text.substr(0, 200)));
+  }
+  Listing l;
+  for (const auto& item : doc["nftables"]) {
+    if (!item.is_object() || item.size() != 1) BadListing(item.dump());
+    const std::string& kind = item.begin().key();
+    const nlohmann::json& obj = item.begin().value();
+    if (kind == "metainfo") continue;
+    if (!obj.is_object()) BadListing(item.dump());
+    if (kind == "table") {
+      l.table_exists = true;
+    } else if (kind == "chain") {
+      l.chains.push_back(obj.value("name", std::string()));
+    } else if (kind == "rule") {
+      if (!obj.contains("handle") || !obj["handle"].is_number_unsigned()) BadListing("rule without handle");
+      ListedRule r;
+      r.chain = obj.value("chain", std::string());
+      r.handle = obj["handle"].get<uint64_t>();
+      r.comment = obj.value("comment", std::string());
+      r.body = RuleBodyFromJson(obj.value("expr", nlohmann::json::array()));
+      l.rules.push_back(std::move(r));
+    } else {
+      l.has_other_objects = true;
+    }
+  }
+  return l;
+}
+
+bool ListsOurTable(std::string_view json_text) {
+  auto doc = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("nftables") || !doc["nftables"].is_array()) {
+    BadListing(std::string(json_text.substr(0, 200)));
+  }
+  for (const auto& item : doc["nftables"]) {
+    if (!item.is_object() || !item.contains("table")) continue;
+    const auto& t = item["table"];
+    if (t.is_object() && t.value("family", std::string()) == "inet" && t.value("name", std::string()) == kTable) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string RemoveCommands(const Listing& listing, const std::set<std::string>& comments) {
+  std::string cmds;
+  std::map<std::string, int> remaining;
+  for (const auto& c : listing.chains) remaining[c] = 0;
+  for (const auto& r : listing.rules) {
+    if (comments.count(r.comment) != 0) {
+      cmds += DeleteRuleCommand(r);
+    } else {
+      ++remaining[r.chain];
+    }
+  }
+  if (cmds.empty()) return "";
+  std::vector<std::string> empty_chains;
+  bool table_empty = !listing.has_other_objects;
+  for (const auto& c : listing.chains) {
+    if (remaining[c] == 0 && IsOurChain(c)) {
+      empty_chains.push_back(c);
+    } else {
+      table_empty = false;
+    }
+  }
+  if (table_empty) return cmds + "delete table inet " + std::string(kTable) + "\n";
+  for (const auto& c : empty_chains) cmds += "delete chain inet " + std::string(kTable) + " " + c + "\n";
+  return cmds;
+}
+
+std::string ApplyCommands(const Listing& listing, const std::string& comment, const std::vector<Rule>& desired) {
+  if (desired.empty()) return RemoveCommands(listing, {comment});
+  std::string setup = "add table inet " + std::string(kTable) + "\n";
+  std::string changes;
+  std::map<std::string, int> others;  // rules of other tags per chain
+  for (const auto& r : listing.rules) {
+    if (r.comment != comment) ++others[r.chain];
+  }
+  for (const auto& def : Chains()) {
+    std::string chain(def.name);
+    std::vector<const ListedRule*> existing;
+    for (const auto& r : listing.rules) {
+      if (r.chain == chain && r.comment == comment) existing.push_back(&r);
+    }
+    std::vector<const Rule*> wanted;
+    for (const auto& r : desired) {
+      if (r.chain == chain) wanted.push_back(&r);
+    }
+    bool same = existing.size() == wanted.size() &&
+                std::equal(existing.begin(), existing.end(), wanted.begin(),
+                           [](const ListedRule* a, const Rule* b) { return a->body == b->body; });
+    if (same) continue;
+    bool chain_exists = std::find(listing.chains.begin(), listing.chains.end(), chain) != listing.chains.end();
+    if (!wanted.empty() && !chain_exists) {
+      setup += "add chain inet " + std::string(kTable) + " " + chain + " { " + std::string(def.definition) + " }\n";
+    }
+    if (existing.empty()) {
+      for (const Rule* r : wanted) changes += RuleCommand("add", *r, comment);
+    } else {
+      // "add ... position H" inserts right after H: adding in reverse keeps the planned order.
+      uint64_t anchor = existing.back()->handle;
+      for (auto it = wanted.rbegin(); it != wanted.rend(); ++it) changes += RuleCommand("add", **it, comment, anchor);
+      for (const ListedRule* r : existing) changes += DeleteRuleCommand(*r);
+      if (wanted.empty() && others[chain] == 0) {
+        changes += "delete chain inet " + std::string(kTable) + " " + chain + "\n";
+      }
+    }
+  }
+  if (changes.empty()) return "";
+  return setup + changes;
+}
+
+std::set<std::string> StaleComments(const Listing& listing, const std::string& network,
+                                    const std::vector<cni::Attachment>& valid) {
+  std::set<std::string> keep;
+  for (const auto& a : valid) keep.insert(TagComment(Tag{network, a.container_id, a.ifname}));
+  std::string prefix = NetworkCommentPrefix(network);
+  std::set<std::string> stale;
+  for (const auto& r : listing.rules) {
+    if (r.comment.starts_with(prefix) && keep.count(r.comment) == 0) stale.insert(r.comment);
+  }
+  return stale;
+}
+
+std::vector<std::string> MissingRules(const Listing& listing, const std::string& comment,
+                                      const std::vector<Rule>& desired) {
+  std::vector<std::string> missing;
+  for (const auto& d : desired) {
+    bool found = std::any_of(listing.rules.begin(), listing.rules.end(), [&](const ListedRule& r) {
+      return r.chain == d.chain && r.comment == comment && r.body == d.body;
+    });
+    if (!found) missing.push_back(d.chain + ": " + d.body);
+  }
+  return missing;
+}
+
+}  // namespace netiface::nat
