@@ -121,6 +121,9 @@ class PosixExec : public Exec {
     if (rc != 0) throw Error(kIoFailure, "failed to execute " + req.path, std::strerror(rc));
     in_r.Close();
     out_w.Close();
+    // Only our ends: the child holds other open file descriptions, which stay blocking.
+    ::fcntl(in_w.get(), F_SETFL, ::fcntl(in_w.get(), F_GETFL) | O_NONBLOCK);
+    ::fcntl(out_r.get(), F_SETFL, ::fcntl(out_r.get(), F_GETFL) | O_NONBLOCK);
 
     ExecOutput out;
     Pump(req.stdin_data, in_w, out_r, out.stdout_data);

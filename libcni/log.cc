@@ -88,21 +88,24 @@ std::shared_ptr<spdlog::sinks::basic_file_sink_st> OpenFileSink(const std::strin
 
 void Configure(const nlohmann::json& conf) {
   State& s = GetState();
-  if (!conf.is_object()) return;
   std::string warning;
+  s.level = Level::kWarn;
+  s.file_sink.reset();
+  if (!conf.is_object()) {
+    s.Rebuild();
+    return;
+  }
   if (auto it = conf.find("logLevel"); it != conf.end() && it->is_string()) {
     if (auto l = ParseLevel(it->get<std::string>())) {
       s.level = *l;
     } else {
       warning = "unknown logLevel \"" + it->get<std::string>() + "\", using warning";
-      s.level = Level::kWarn;
     }
   }
   if (auto it = conf.find("logFile"); it != conf.end() && it->is_string() && !it->get<std::string>().empty()) {
     try {
       s.file_sink = OpenFileSink(it->get<std::string>());
     } catch (const std::exception& e) {
-      s.file_sink.reset();
       warning = std::string("logging to stderr: ") + e.what();
     }
   }

@@ -9,6 +9,7 @@ namespace {
 // A run of 1..9 decimal digits (no sign, no spaces).
 std::optional<int> ParseComponent(std::string_view s) {
   if (s.empty() || s.size() > 9) return std::nullopt;
+  if (s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
   int v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;

@@ -1,0 +1,122 @@
+#include "netiface/cni/file.h"
+
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include "netiface/cni/error.h"
+#include "testutil.h"
+
+namespace netiface::cni {
+namespace {
+
+int ModeOf(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return static_cast<int>(st.st_mode & 07777);
+}
+
+TEST(FileLockTest, SecondAcquireTimesOutUntilTheFirstIsReleased) {
+  testing::TempDir dir;
+  std::string path = dir / "lock";
+  {
+    FileLock first = FileLock::Acquire(path, 100);
+    EXPECT_EQ(ModeOf(path), 0600);
+    try {
+      FileLock second = FileLock::Acquire(path, 30);
+      FAIL() << "second lock acquired";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), kTryAgainLater);
+      EXPECT_EQ(e.msg(), "timed out waiting for lock " + path);
+    }
+    // Another process sees the same lock (the reference plugins' go-filemutex uses flock too).
+    EXPECT_NE(testing::Sh("flock -n " + path + " true").exit_code, 0);
+  }
+  FileLock again = FileLock::Acquire(path, 0);
+  EXPECT_NE(testing::Sh("flock -n " + path + " true").exit_code, 0);
+}
+
+TEST(FileLockTest, MoveKeepsTheLock) {
+  testing::TempDir dir;
+  std::string path = dir / "lock";
+  FileLock a = FileLock::Acquire(path, 10);
+  {
+    FileLock b = std::move(a);
+    FileLock c = FileLock::Acquire(dir / "other", 10);
+    c = std::move(b);  // releases "other", takes over "lock"
+    EXPECT_THROW(FileLock::Acquire(path, 0), Error);
+    FileLock d = FileLock::Acquire(dir / "other", 0);
+  }
+  FileLock e = FileLock::Acquire(path, 0);  // released with c
+}
+
+TEST(FileLockTest, WaitsForAHolderThatLetsGo) {
+  testing::TempDir dir;
+  std::string path = dir / "lock";
+  // A child holds the lock for a moment; we wait long enough to get it.
+  testing::Sh("(flock " + path + " sleep 0.3 &) ; sleep 0.1");
+  FileLock l = FileLock::Acquire(path, 10000);
+  SUCCEED();
+}
+
+TEST(FileLockTest, UnopenablePathIsIoFailure) {
+  try {
+    FileLock::Acquire("/nonexistent-dir-netiface/lock", 10);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), kIoFailure);
+  }
+}
+
+TEST(WriteFileAtomicTest, CreatesAndReplaces) {
+  testing::TempDir dir;
+  std::string path = dir / "f";
+  WriteFileAtomic(path, "one");
+  EXPECT_EQ(testing::ReadFile(path), "one");
+  EXPECT_EQ(ModeOf(path), 0600);
+  WriteFileAtomic(path, std::string("two\0bytes", 9), 0644);
+  EXPECT_EQ(testing::ReadFile(path), std::string("two\0bytes", 9));
+  EXPECT_EQ(ModeOf(path), 0644);
+  WriteFileAtomic(path, "");
+  EXPECT_EQ(testing::ReadFile(path), "");
+  EXPECT_EQ(testing::ListDir(dir.path()), std::vector<std::string>{"f"});  // no temporaries left
+}
+
+TEST(WriteFileAtomicTest, FailureLeavesNothing) {
+  testing::TempDir dir;
+  try {
+    WriteFileAtomic(dir / "missing/f", "x");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), kIoFailure);
+  }
+  mkdir((dir / "d").c_str(), 0755);
+  EXPECT_THROW(WriteFileAtomic(dir / "d", "x"), Error);  // cannot replace a folder
+  EXPECT_EQ(testing::ListDir(dir.path()), std::vector<std::string>{"d"});
+}
+
+TEST(ReadFileIfExistsTest, Basics) {
+  testing::TempDir dir;
+  EXPECT_FALSE(ReadFileIfExists(dir / "none"));
+  testing::WriteFile(dir / "f", std::string("a\r\nb\0c", 6));
+  EXPECT_EQ(ReadFileIfExists(dir / "f"), std::string("a\r\nb\0c", 6));
+  testing::WriteFile(dir / "empty", "");
+  EXPECT_EQ(ReadFileIfExists(dir / "empty"), "");
+  EXPECT_THROW(ReadFileIfExists(dir.path()), Error);  // a folder
+}
+
+TEST(MakeDirsTest, CreatesParentsWithMode) {
+  testing::TempDir dir;
+  std::string deep = dir / "a/b/c";
+  MakeDirs(deep, 0700);
+  EXPECT_EQ(ModeOf(dir / "a"), 0700);
+  EXPECT_EQ(ModeOf(deep), 0700);
+  MakeDirs(deep);  // exists: fine
+  MakeDirs(deep + "/");
+  testing::WriteFile(dir / "file", "x");
+  EXPECT_THROW(MakeDirs(dir / "file/sub"), Error);
+  EXPECT_THROW(MakeDirs(dir / "file"), Error);
+}
+
+}  // namespace
+}  // namespace netiface::cni
