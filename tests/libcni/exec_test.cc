@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/file.h"
+#include "netiface/cni/version.h"
 #include "testutil.h"
 
 namespace netiface::cni {
@@ -199,6 +201,46 @@ TEST_F(ExecTest, DelegateAddRunsARealChild) {
   Script(dir_, "silent", "exit 0");
   EXPECT_EQ(ErrorOf([&] { DelegateAdd("silent", json{{"cniVersion", "1.0.0"}}, args); }).code(), kDelegateFailed);
   EXPECT_EQ(ErrorOf([&] { DelegateAdd("absent", json{{"cniVersion", "1.0.0"}}, args); }).code(), kInvalidConfig);
+}
+
+// Against the reference host-local (no root needed: IPAM only touches its dataDir), every version it speaks.
+TEST_F(ExecTest, DelegatesToTheReferenceHostLocal) {
+  if (!testing::HaveReference()) GTEST_SKIP() << "reference plugins not installed";
+  CmdArgs args;
+  args.container_id = "refctr";
+  args.netns = "/run/netns/netiface-unused";
+  args.ifname = "eth0";
+  args.path = testing::RefDir();
+  for (const auto& v : testing::AllVersions()) {
+    if (v == "1.1.0") continue;  // Debian's reference plugins stop at 1.0.0
+    SCOPED_TRACE(v);
+    std::string data_dir = dir_ / ("ipam-" + v);  // fresh: host-local round-robins after a release
+    json conf = {{"cniVersion", v},
+                 {"name", "refnet"},
+                 {"type", "fake"},
+                 {"ipam",
+                  {{"type", "host-local"},
+                   {"subnet", "10.250.0.0/24"},
+                   {"dataDir", data_dir},
+                   {"routes", {{{"dst", "0.0.0.0/0"}}}}}}};
+    Result r = DelegateAdd("host-local", conf, args);
+    ASSERT_EQ(r.ips.size(), 1u);
+    EXPECT_EQ(r.ips[0].address.ToString(), "10.250.0.2/24");
+    EXPECT_EQ(r.ips[0].gateway->ToString(), "10.250.0.1");
+    EXPECT_FALSE(r.ips[0].interface);
+    ASSERT_EQ(r.routes.size(), 1u);
+    EXPECT_EQ(r.routes[0].dst.ToString(), "0.0.0.0/0");
+    EXPECT_EQ(testing::ReadFile(data_dir + "/refnet/10.250.0.2"), "refctr\r\neth0");
+    // A second ADD of the same attachment is the reference's own error, code and all.
+    Error dup = ErrorOf([&] { DelegateAdd("host-local", conf, args); });
+    EXPECT_NE(dup.code(), kDelegateFailed);
+    EXPECT_NE(dup.msg().find("duplicate"), std::string::npos) << dup.msg();
+    if (VersionAtLeast(v, "0.4.0")) Delegate("CHECK", "host-local", conf, args);
+    args.netns.clear();  // IPAM DEL works without a netns
+    Delegate("DEL", "host-local", conf, args);
+    args.netns = "/run/netns/netiface-unused";
+    EXPECT_FALSE(ReadFileIfExists(data_dir + "/refnet/10.250.0.2"));
+  }
 }
 
 TEST(ErrorTest, JsonRoundTrip) {
