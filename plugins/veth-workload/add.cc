@@ -1,0 +1,54 @@
+#include "netiface/cni/error.h"
+#include "netiface/cni/log.h"
+#include "netiface/veth_workload/naming.h"
+#include "netiface/veth_workload/veth_workload.h"
+#include "undo_stack.h"
+
+namespace netiface::veth_workload {
+
+cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
+  // 1. Everything is validated before the first change.
+  Config c = ParseConfig(args.conf);
+  Identity id = ParseIdentity(args, ResolveNodename(c));
+  AddRequest req = ParseAddRequest(c, args);
+  ops.Prepare(id.ifname);
+
+  // Undos capture what they need by value: they run after the locals below are gone.
+  UndoStack undo;
+  // 2. Addresses: IPAM, unless the request bypasses it. A failed delegated ADD is DELeted too.
+  cni::Result ipam;
+  if (req.ip_addrs_no_ipam) {
+    ipam = NoIpamResult(*req.ip_addrs_no_ipam);
+  } else {
+    undo.Push("IPAM DEL", [&ops] { ops.IpamDel(); });
+    ipam = ops.IpamAdd();
+  }
+  const Plan plan = MakePlan(c, id, req, ipam, args.netns);
+
+  // 3. A host veth of the same name is a leftover of an earlier sandbox of this workload.
+  if (ops.DeleteHostVeth(plan.host_veth)) log::Info("veth-workload: deleted stale host veth {}", plan.host_veth);
+
+  // 4-6. The pair (deleting the host end removes both ends, their addresses, routes and sysctls).
+  undo.Push("delete veth " + plan.host_veth, [&ops, veth = plan.host_veth] { ops.DeleteHostVeth(veth); });
+  const std::string container_mac = ops.CreateVeth(plan);
+  ops.ConfigureContainer(plan);
+  ops.ConfigureHost(plan);
+
+  // 7. NAT.
+  if (plan.nat) {
+    undo.Push("remove NAT rules", [&ops, tag = plan.nat_spec.tag] { ops.NatRemove(tag); });
+    ops.NatApply(plan.nat_spec);
+  }
+
+  // 8. The endpoint record, then the result.
+  const EndpointRecord record = BuildRecord(plan, container_mac);
+  undo.Push("remove endpoint record", [&ops, folder = record.Folder(), name = record.name, cid = record.container_id] {
+    ops.RemoveRecord(folder, name, cid);
+  });
+  ops.WriteRecord(record);
+
+  undo.Dismiss();
+  return BuildResult(plan, container_mac);
+}
+
+}  // namespace netiface::veth_workload

@@ -1,0 +1,148 @@
+#include "netiface/veth_workload/endpoint_store.h"
+
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include "netiface/cni/error.h"
+#include "testutil.h"
+
+namespace netiface::veth_workload {
+namespace {
+
+EndpointRecord Record(const std::string& ns, const std::string& pod, const std::string& cid,
+                      const std::string& ifname = "eth0") {
+  EndpointRecord r;
+  r.name = "node1-" + std::string(ns.empty() ? "cni-" + cid : "k8s-" + pod) + "-" + ifname;
+  r.network = "vwnet";
+  r.node = "node1";
+  r.orchestrator = ns.empty() ? "cni" : "k8s";
+  r.pod_namespace = ns;
+  r.pod = pod;
+  r.container_id = cid;
+  r.ifname = ifname;
+  r.netns = "/run/netns/" + cid;
+  r.host_veth = "cali0123456789a";
+  r.container_mac = "0a:58:0a:00:00:02";
+  r.ip_networks = {*cni::IpNet::Parse("10.0.0.2/32"), *cni::IpNet::Parse("fd00::2/128")};
+  r.masquerade = {*cni::IpNet::Parse("10.0.0.2/24")};
+  r.ip_nats = {{*cni::IpAddr::Parse("192.0.2.1"), *cni::IpAddr::Parse("10.0.0.2")}};
+  return r;
+}
+
+TEST(EndpointStoreTest, WriteReadRoundTrip) {
+  testing::TempDir dir;
+  EndpointStore store(dir.path(), "vwnet");
+  EndpointRecord r = Record("default", "web-1", "c1");
+  store.Write(r);
+  std::string path = store.PathFor("default", r.name);
+  EXPECT_EQ(path, dir / "vwnet/default/node1-k8s-web-1-eth0.json");
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  auto j = nlohmann::json::parse(testing::ReadFile(path));
+  EXPECT_EQ(j["containerID"], "c1");
+  EXPECT_EQ(j["hostVeth"], "cali0123456789a");
+  EXPECT_EQ(j["ipNetworks"], nlohmann::json({"10.0.0.2/32", "fd00::2/128"}));
+  EXPECT_EQ(j["ipNats"][0]["externalIp"], "192.0.2.1");
+  EXPECT_EQ(store.Read("default", r.name), r);
+  EXPECT_FALSE(store.Read("default", "nope").has_value());
+  EXPECT_EQ(RecordFromJson(RecordToJson(r)), r);
+}
+
+TEST(EndpointStoreTest, SamePodNameInTwoNamespaces) {
+  testing::TempDir dir;
+  EndpointStore store(dir.path(), "vwnet");
+  store.Write(Record("a", "web", "c1"));
+  store.Write(Record("b", "web", "c2"));
+  store.Write(Record("", "", "c3"));
+  EXPECT_EQ(store.Read("a", "node1-k8s-web-eth0")->container_id, "c1");
+  EXPECT_EQ(store.Read("b", "node1-k8s-web-eth0")->container_id, "c2");
+  EXPECT_EQ(store.Read("_cni", "node1-cni-c3-eth0")->container_id, "c3");
+  EXPECT_EQ(store.List().size(), 3u);
+}
+
+TEST(EndpointStoreTest, RemoveOnlyWhenOwned) {
+  testing::TempDir dir;
+  EndpointStore store(dir.path(), "vwnet");
+  EndpointRecord r = Record("default", "web", "new-sandbox");
+  store.Write(r);
+  EXPECT_FALSE(store.RemoveIfOwned("default", r.name, "old-sandbox"));
+  EXPECT_TRUE(store.Read("default", r.name).has_value());
+  EXPECT_TRUE(store.RemoveIfOwned("default", r.name, "new-sandbox"));
+  EXPECT_FALSE(store.Read("default", r.name).has_value());
+  EXPECT_FALSE(store.RemoveIfOwned("default", r.name, "new-sandbox"));
+}
+
+TEST(EndpointStoreTest, MissingStoreIsEmpty) {
+  testing::TempDir dir;
+  EndpointStore store(dir / "absent", "vwnet");
+  EXPECT_TRUE(store.List().empty());
+  EXPECT_FALSE(store.RemoveIfOwned("default", "x", "c"));
+  std::vector<std::string> errors;
+  EXPECT_TRUE(store.RemoveStale({}, errors).empty());
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(EndpointStoreTest, UnreadableRecords) {
+  testing::TempDir dir;
+  EndpointStore store(dir.path(), "vwnet");
+  store.Write(Record("default", "web", "c1"));
+  testing::WriteFile(dir / "vwnet/default/garbage.json", "{not json");
+  EXPECT_EQ(store.List().size(), 1u);
+  try {
+    store.Read("default", "garbage");
+    ADD_FAILURE() << "garbage parsed";
+  } catch (const cni::Error& e) {
+    EXPECT_EQ(e.code(), cni::kDecodeFailure);
+  }
+  EXPECT_TRUE(store.RemoveIfOwned("default", "garbage", "anyone"));
+  EXPECT_EQ(testing::ListDir(dir / "vwnet/default"), std::vector<std::string>{"node1-k8s-web-eth0.json"});
+}
+
+TEST(EndpointStoreTest, RemoveStaleKeepsValidAttachments) {
+  testing::TempDir dir;
+  EndpointStore store(dir.path(), "vwnet");
+  store.Write(Record("a", "web", "c1"));
+  store.Write(Record("a", "web", "c1", "net1"));
+  store.Write(Record("b", "db", "c2"));
+  store.Write(Record("", "", "c3"));
+  std::vector<std::string> errors;
+  auto removed = store.RemoveStale({{"c1", "eth0"}, {"c3", "eth0"}}, errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(removed.size(), 2u);
+  std::vector<std::string> ids;
+  for (const auto& r : removed) ids.push_back(r.container_id + "/" + r.ifname);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"c1/net1", "c2/eth0"}));
+  auto left = store.List();
+  ASSERT_EQ(left.size(), 2u);
+  // An empty valid list is meaningful: nothing is valid.
+  EXPECT_EQ(store.RemoveStale({}, errors).size(), 2u);
+  EXPECT_TRUE(store.List().empty());
+}
+
+TEST(EndpointStoreTest, PrepareFailsUnderAFile) {
+  testing::TempDir dir;
+  testing::WriteFile(dir / "file", "x");
+  EndpointStore store(dir / "file", "vwnet");
+  try {
+    store.Prepare();
+    ADD_FAILURE() << "created a folder under a file";
+  } catch (const cni::Error& e) {
+    EXPECT_EQ(e.code(), cni::kIoFailure);
+  }
+}
+
+TEST(EndpointStoreTest, OtherNetworksAreSeparate) {
+  testing::TempDir dir;
+  EndpointStore a(dir.path(), "net-a"), b(dir.path(), "net-b");
+  a.Write(Record("default", "web", "c1"));
+  EXPECT_TRUE(b.List().empty());
+  std::vector<std::string> errors;
+  EXPECT_TRUE(b.RemoveStale({}, errors).empty());
+  EXPECT_EQ(a.List().size(), 1u);
+}
+
+}  // namespace
+}  // namespace netiface::veth_workload

@@ -1,0 +1,165 @@
+// A test double of Ops: keeps the state the real effects would leave (IP reserved, links, NAT rules,
+// records), records every call, and can fail one named call before or after its effect.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "netiface/cni/error.h"
+#include "netiface/veth_workload/ops.h"
+
+namespace netiface::veth_workload::test {
+
+// What a correct ADD of `plan` leaves in the kernel, as Observe would read it.
+inline Observed ObservedFor(const Plan& plan, const std::string& container_mac) {
+  Observed o;
+  o.netns_exists = true;
+  o.container_link = nl::LinkInfo{.index = 2, .name = plan.id.ifname, .kind = "veth", .mac = container_mac,
+                                  .mtu = plan.mtu, .admin_up = true, .oper_up = true, .peer_index = 7};
+  o.host_link = nl::LinkInfo{.index = 7, .name = plan.host_veth, .kind = "veth", .mac = "ee:ee:ee:ee:ee:ee",
+                             .mtu = plan.mtu, .admin_up = true, .oper_up = true, .peer_index = 2};
+  o.container_addresses = plan.addresses;
+  o.container_addresses.push_back(*cni::IpNet::Parse("fe80::1/64"));
+  for (const auto& r : plan.container_routes) o.container_routes.push_back({.dst = r.dst, .gw = r.gw, .ifindex = 2});
+  for (const auto& d : plan.host_routes) o.host_routes.push_back({.dst = d, .ifindex = 7});
+  for (const auto& s : plan.host_sysctls) o.host_sysctls.emplace_back(s.key, s.value);
+  return o;
+}
+
+class FakeOps : public Ops {
+ public:
+  // Injection: the first call named fail_at throws cni::Error(kNetlink), before its effect or after it.
+  std::string fail_at;
+  bool fail_after = false;
+  bool fired = false;
+
+  // State.
+  bool ip_reserved = false;
+  std::map<std::string, std::string> links;  // host veth -> container ifname
+  std::set<std::string> nat_rules;           // container IDs with rules
+  std::map<std::string, EndpointRecord> records;  // folder/name -> record
+  cni::Result ipam_result;
+  std::string container_mac = "0a:58:0a:00:00:02";
+  std::optional<Observed> observed;  // what Observe returns
+  std::vector<std::string> calls;
+  std::vector<std::string> deleted_host_veths;
+
+  cni::Result IpamAdd() override {
+    Step("IpamAdd", [&] { ip_reserved = true; });
+    return ipam_result;
+  }
+  void IpamDel() override { Step("IpamDel", [&] { ip_reserved = false; }); }
+  void IpamCheck() override { Step("IpamCheck", [] {}); }
+  void IpamStatus() override { Step("IpamStatus", [] {}); }
+  void IpamGc() override { Step("IpamGc", [] {}); }
+
+  void Prepare(const std::string&) override { Step("Prepare", [] {}); }
+  bool DeleteHostVeth(const std::string& name) override {
+    bool existed = false;
+    Step("DeleteHostVeth", [&] {
+      deleted_host_veths.push_back(name);
+      existed = links.erase(name) > 0;
+    });
+    return existed;
+  }
+  std::string CreateVeth(const Plan& plan) override {
+    Step("CreateVeth", [&] { links[plan.host_veth] = plan.id.ifname; });
+    return plan.requested_mac.empty() ? container_mac : plan.requested_mac;
+  }
+  void ConfigureContainer(const Plan&) override { Step("ConfigureContainer", [] {}); }
+  void ConfigureHost(const Plan&) override { Step("ConfigureHost", [] {}); }
+  bool DeleteContainerLink(const std::string& ifname) override {
+    bool existed = false;
+    Step("DeleteContainerLink", [&] {
+      for (auto it = links.begin(); it != links.end(); ++it) {
+        if (it->second == ifname) {
+          links.erase(it);
+          existed = true;
+          break;
+        }
+      }
+    });
+    return existed;
+  }
+  Observed Observe(const std::string&, const std::string&, const std::vector<std::string>&) override {
+    Step("Observe", [] {});
+    return observed.value_or(Observed{});
+  }
+
+  void NatApply(const nat::Spec& spec) override { Step("NatApply", [&] { nat_rules.insert(spec.tag.container_id); }); }
+  bool NatRemove(const nat::Tag& tag) override {
+    bool existed = false;
+    Step("NatRemove", [&] { existed = nat_rules.erase(tag.container_id) > 0; });
+    return existed;
+  }
+  void NatVerify(const nat::Spec& spec) override {
+    Step("NatVerify", [&] {
+      if (!nat_rules.count(spec.tag.container_id)) throw cni::Error(cni::kNatFailure, "NAT rules missing");
+    });
+  }
+  void NatGc(const std::string&, const std::vector<cni::Attachment>& valid) override {
+    Step("NatGc", [&] {
+      for (auto it = nat_rules.begin(); it != nat_rules.end();) {
+        bool keep = false;
+        for (const auto& a : valid) keep = keep || a.container_id == *it;
+        it = keep ? std::next(it) : nat_rules.erase(it);
+      }
+    });
+  }
+
+  void WriteRecord(const EndpointRecord& r) override {
+    Step("WriteRecord", [&] { records[r.Folder() + "/" + r.name] = r; });
+  }
+  std::optional<EndpointRecord> ReadRecord(const std::string& folder, const std::string& name) override {
+    std::optional<EndpointRecord> out;
+    Step("ReadRecord", [&] {
+      auto it = records.find(folder + "/" + name);
+      if (it != records.end()) out = it->second;
+    });
+    return out;
+  }
+  bool RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id) override {
+    bool removed = false;
+    Step("RemoveRecord", [&] {
+      auto it = records.find(folder + "/" + name);
+      if (it != records.end() && it->second.container_id == container_id) {
+        records.erase(it);
+        removed = true;
+      }
+    });
+    return removed;
+  }
+  std::vector<EndpointRecord> RemoveStaleRecords(const std::vector<cni::Attachment>& valid,
+                                                 std::vector<std::string>&) override {
+    std::vector<EndpointRecord> removed;
+    Step("RemoveStaleRecords", [&] {
+      for (auto it = records.begin(); it != records.end();) {
+        cni::Attachment a{it->second.container_id, it->second.ifname};
+        if (std::find(valid.begin(), valid.end(), a) != valid.end()) {
+          ++it;
+        } else {
+          removed.push_back(it->second);
+          it = records.erase(it);
+        }
+      }
+    });
+    return removed;
+  }
+
+  int Count(const std::string& call) const { return static_cast<int>(std::count(calls.begin(), calls.end(), call)); }
+
+ private:
+  template <typename F>
+  void Step(const std::string& name, F&& effect) {
+    calls.push_back(name);
+    bool fail = !fired && name == fail_at;
+    fired = fired || fail;
+    if (fail && !fail_after) throw cni::Error(cni::kNetlink, "injected failure before " + name);
+    effect();
+    if (fail) throw cni::Error(cni::kNetlink, "injected failure after " + name);
+  }
+};
+
+}  // namespace netiface::veth_workload::test
