@@ -1,0 +1,225 @@
+#include "netiface/host_local/host_local.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "netiface/cni/error.h"
+#include "netiface/cni/file.h"
+#include "netiface/cni/log.h"
+#include "netiface/ipam/config.h"
+#include "netiface/ipam/gc.h"
+#include "netiface/ipam/reservation.h"
+#include "netiface/ipam/store.h"
+
+namespace netiface::host_local {
+namespace {
+
+using cni::Error;
+using cni::IpAddr;
+using ipam::Store;
+
+std::string Describe(const cni::CmdArgs& args) { return args.container_id + " (ifname " + args.ifname + ")"; }
+
+std::string DescribeOwner(std::string_view owner) {
+  if (owner.empty()) return "an empty reservation file";
+  size_t br = owner.find(ipam::kLineBreak);
+  if (br == std::string_view::npos) return "container " + std::string(owner);
+  return "container " + std::string(owner.substr(0, br)) + " (ifname " +
+         std::string(owner.substr(br + ipam::kLineBreak.size())) + ")";
+}
+
+cni::Dns ReadResolvConf(const std::string& path) {
+  std::optional<std::string> text;
+  try {
+    text = cni::ReadFileIfExists(path);
+  } catch (const Error& e) {
+    throw Error(cni::kInvalidConfig, "ipam.resolvConf: cannot read \"" + path + "\"", e.details());
+  }
+  if (!text) throw Error(cni::kInvalidConfig, "ipam.resolvConf: \"" + path + "\" does not exist");
+  return ipam::ParseResolvConf(*text);
+}
+
+// Releases the addresses a failing ADD reserved, unless dismissed.
+class Rollback {
+ public:
+  explicit Rollback(Store& store) : store_(store) {}
+  Rollback(const Rollback&) = delete;
+  Rollback& operator=(const Rollback&) = delete;
+  ~Rollback() {
+    for (const auto& [ip, owner] : taken_) {
+      try {
+        store_.ReleaseIfOwner(ip, owner);
+      } catch (const std::exception& e) {
+        log::Error("host-local: rollback cannot release {}: {}", ip.ToString(), e.what());
+      }
+    }
+  }
+  void Taken(const IpAddr& ip, std::string owner) { taken_.emplace_back(ip, std::move(owner)); }
+  void Dismiss() { taken_.clear(); }
+
+ private:
+  Store& store_;
+  std::vector<std::pair<IpAddr, std::string>> taken_;
+};
+
+}  // namespace
+
+cni::Result Add(const cni::CmdArgs& args) {
+  ipam::IpamConfig cfg = ipam::ParseIpamConfig(args.conf, args.args);
+  cni::Result result;
+  if (!cfg.resolv_conf.empty()) result.dns = ReadResolvConf(cfg.resolv_conf);
+
+  std::optional<Store> store = Store::Open(cfg.store, /*create=*/true);
+  const std::string owner(ipam::TrimSpace(ipam::EncodeOwner(args.container_id, args.ifname)));
+  Store::Held held = store->Find(args.container_id, args.ifname);
+  Rollback rollback(*store);
+  for (size_t idx = 0; idx < cfg.range_sets.size(); ++idx) {
+    const ipam::RangeSet& set = cfg.range_sets[idx];
+    for (const auto* list : {&held.exact, &held.legacy}) {
+      for (const IpAddr& ip : *list) {
+        if (set.Contains(ip)) {
+          throw Error(cni::kInternal, "failed to allocate for range " + std::to_string(idx) + ": " + ip.ToString() +
+                                          " has been allocated to " + Describe(args) +
+                                          ", duplicate allocation is not allowed");
+        }
+      }
+    }
+    IpAddr ip;
+    const ipam::Range* range = nullptr;
+    if (const auto& want = cfg.requested[idx]) {
+      if (!store->Reserve(*want, args.container_id, args.ifname)) {
+        auto holder = store->Owner(*want);
+        throw Error(cni::kInternal, "failed to allocate for range " + std::to_string(idx) + ": requested IP address " +
+                                        want->ToString() + " is not available in range set " + set.ToString() +
+                                        ": it is held by " + DescribeOwner(holder.value_or("")));
+      }
+      ip = *want;
+      range = set.RangeFor(ip);
+    } else {
+      ipam::CandidateIter it(set, store->LastReserved(idx));
+      auto got = store->ReserveFirst(it, args.container_id, args.ifname);
+      if (!got) {
+        throw Error(cni::kTryAgainLater, "failed to allocate for range " + std::to_string(idx) +
+                                             ": no IP addresses available in range set: " + set.ToString());
+      }
+      ip = got->ip;
+      range = got->range;
+    }
+    rollback.Taken(ip, owner);
+    store->SetLastReserved(idx, ip);
+    log::Debug("host-local: reserved {} in {} for {}", ip.ToString(), store->dir(), Describe(args));
+    result.ips.push_back({std::nullopt, cni::IpNet(ip, range->subnet.prefix_len()), range->gateway});
+  }
+  result.routes = cfg.routes;
+  rollback.Dismiss();
+  return result;
+}
+
+void Del(const cni::CmdArgs& args) {
+  ipam::StoreConfig sc = ipam::ParseStoreConfig(args.conf);
+  std::optional<Store> store = Store::Open(sc, /*create=*/false);
+  if (!store) return;  // nothing was ever reserved in this network
+  for (const IpAddr& ip : store->ReleaseAttachment(args.container_id, args.ifname)) {
+    log::Debug("host-local: released {} of {}", ip.ToString(), Describe(args));
+  }
+}
+
+void Check(const cni::CmdArgs& args) {
+  ipam::IpamConfig cfg = ipam::ParseIpamConfig(args.conf, args.args);
+  std::optional<Store> store = Store::Open(cfg.store, /*create=*/false);
+  std::vector<IpAddr> ips;
+  if (store) {
+    Store::Held held = store->Find(args.container_id, args.ifname);
+    ips = held.exact.empty() ? held.legacy : held.exact;
+  }
+  if (ips.empty()) {
+    throw Error(cni::kUnknownContainer, "host-local: failed to find address added by container " + Describe(args));
+  }
+  for (size_t idx = 0; idx < cfg.range_sets.size(); ++idx) {
+    const auto& set = cfg.range_sets[idx];
+    if (std::none_of(ips.begin(), ips.end(), [&](const IpAddr& ip) { return set.Contains(ip); })) {
+      throw Error(cni::kInternal, "host-local: " + Describe(args) + " holds no address in range set " +
+                                      std::to_string(idx) + " (" + set.ToString() + ")");
+    }
+  }
+  if (!args.conf.prev_result) return;
+  auto in_sets = [&](const IpAddr& ip) {
+    return std::any_of(cfg.range_sets.begin(), cfg.range_sets.end(), [&](const auto& s) { return s.Contains(ip); });
+  };
+  std::vector<IpAddr> prev;
+  for (const auto& c : args.conf.prev_result->ips) {
+    IpAddr ip = ipam::Canonical(c.address.addr());
+    if (!in_sets(ip)) continue;
+    prev.push_back(ip);
+    if (std::find(ips.begin(), ips.end(), ip) == ips.end()) {
+      throw Error(cni::kInternal, "host-local: prevResult address " + ip.ToString() + " is not reserved for " +
+                                      Describe(args));
+    }
+  }
+  for (const IpAddr& ip : ips) {
+    if (in_sets(ip) && std::find(prev.begin(), prev.end(), ip) == prev.end()) {
+      throw Error(cni::kInternal, "host-local: address " + ip.ToString() + " reserved for " + Describe(args) +
+                                      " is not in prevResult");
+    }
+  }
+}
+
+void Status(const cni::CmdArgs& args) {
+  ipam::IpamConfig cfg = ipam::ParseIpamConfig(args.conf, "");
+  std::optional<Store> store = [&] {
+    try {
+      std::optional<Store> s = Store::Open(cfg.store, /*create=*/true);
+      if (::access(s->dir().c_str(), W_OK) != 0) {
+        throw Error(cni::kIoFailure, "cannot write " + s->dir(), std::strerror(errno));
+      }
+      return s;
+    } catch (const Error& e) {
+      if (e.code() == cni::kTryAgainLater) throw;
+      throw Error(cni::kNotAvailable,
+                  "host-local: data dir " + ipam::NetworkDir(cfg.store) + " is unusable: " + e.msg(), e.details());
+    }
+  }();
+  std::string exhausted;
+  for (size_t idx = 0; idx < cfg.range_sets.size(); ++idx) {
+    ipam::CandidateIter it(cfg.range_sets[idx], store->LastReserved(idx));
+    bool free = false;
+    while (auto c = it.Next()) {
+      if (!store->Exists(c->ip)) {
+        free = true;
+        break;
+      }
+    }
+    if (!free) exhausted += (exhausted.empty() ? "" : "; ") + std::string("range set ") + std::to_string(idx) + " (" +
+                           cfg.range_sets[idx].ToString() + ")";
+  }
+  if (!exhausted.empty()) {
+    throw Error(cni::kNotAvailable, "host-local: no free address in " + exhausted + ": an ADD cannot succeed");
+  }
+}
+
+void Gc(const cni::CmdArgs& args) {
+  ipam::StoreConfig sc = ipam::ParseStoreConfig(args.conf);
+  if (!args.conf.valid_attachments) {
+    throw Error(cni::kInvalidConfig, "GC needs the list of valid attachments (cni.dev/valid-attachments)");
+  }
+  std::optional<Store> store = Store::Open(sc, /*create=*/false);
+  if (!store) return;
+  std::string errors;
+  for (const auto& r : ipam::PlanGc(store->Scan(), *args.conf.valid_attachments)) {
+    try {
+      if (store->ReleaseIfOwner(r.ip, r.owner)) {
+        log::Info("host-local: GC released {} held by {}", r.ip.ToString(), DescribeOwner(r.owner));
+      }
+    } catch (const Error& e) {
+      errors += (errors.empty() ? "" : "; ") + std::string(e.what()) + ": " + e.details();
+    }
+  }
+  if (!errors.empty()) throw Error(cni::kIoFailure, "host-local: GC could not release every stale address", errors);
+}
+
+cni::PluginFuncs Funcs() { return {Add, Del, Check, Status, Gc}; }
+
+}  // namespace netiface::host_local
