@@ -103,8 +103,8 @@ json Runtime::AddNetworkList(const NetworkConfigList& list, const RuntimeConf& r
   for (size_t i = 0; i < list.conf.plugins.size(); ++i) {
     try {
       json out = Call("ADD", list.conf.plugins[i], list, result, rt);
-      if (out.is_null()) throw Error(kDecodeFailure, "plugin printed no result");
       try {
+        if (out.is_null()) throw Error(kDecodeFailure, "the plugin printed no result");
         result = ConvertResult(out, version);
       } catch (const Error& e) {
         throw PluginError(TypeOf(list.conf.plugins[i]), "add", e);

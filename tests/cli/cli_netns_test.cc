@@ -1,0 +1,198 @@
+// The netiface binary, run inside a throw-away "host" namespace, driving real plugins (the reference
+// ones in /usr/lib/cni and ours in the build tree) against throw-away pod namespaces: ADD, CHECK,
+// DEL, GC and STATUS as an operator would run them, with the kernel state read back.
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "netiface/cli/cli.h"
+#include "netiface/cni/version.h"
+#include "testutil.h"
+
+namespace netiface::testing {
+namespace {
+
+using nlohmann::json;
+
+class CliNetnsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    NETIFACE_REQUIRE_ROOT();
+    host_ = std::make_unique<TempNetns>("clih");
+    std::filesystem::create_directories(dir_ / "net.d");
+    bridge_ = UniqueName("clib");
+  }
+
+  // Runs `netiface ARGS --conf-dir .. --cache-dir ..` in the host namespace.
+  RunResult Netiface(const std::vector<std::string>& args, const std::string& cni_path) {
+    std::vector<std::string> argv = {"/usr/bin/nsenter", "--net=" + host_->path(), "--", Bin("netiface")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    if (args.at(0) != "ipam") argv.insert(argv.end(), {"--conf-dir", dir_ / "net.d"});
+    if (args.at(0) != "ipam" && args.at(0) != "status") argv.insert(argv.end(), {"--cache-dir", dir_ / "cache"});
+    std::map<std::string, std::string> env = {{"PATH", "/usr/sbin:/usr/bin:/sbin:/bin"}, {"CNI_PATH", cni_path}};
+    if (const char* asan = std::getenv("ASAN_OPTIONS")) env["ASAN_OPTIONS"] = asan;
+    return testing::Run(argv, env);
+  }
+
+  void WriteList(const std::string& name, const std::string& version, json plugins) {
+    json l = {{"cniVersion", version}, {"name", name}, {"plugins", std::move(plugins)}};
+    WriteFile(dir_ / ("net.d/" + name + ".conflist"), l.dump(2));
+  }
+
+  json HostLocal(const std::string& subnet) const {
+    return {{"type", "host-local"}, {"dataDir", dir_ / "ipam"}, {"ranges", json::array({json::array({{{"subnet", subnet}}})})}};
+  }
+  json BridgePlugin(const std::string& subnet) const {
+    return {{"type", "bridge"}, {"bridge", bridge_}, {"isGateway", true}, {"ipMasq", false}, {"ipam", HostLocal(subnet)}};
+  }
+
+  // "addr/len" of every IPv4 address on `dev` in `ns`.
+  static std::vector<std::string> Addrs(const TempNetns& ns, const std::string& dev) {
+    std::vector<std::string> out;
+    for (const auto& link : ns.IpJson("-4 addr show dev " + dev)) {
+      for (const auto& a : link.value("addr_info", json::array())) {
+        out.push_back(a.value("local", "") + "/" + std::to_string(a.value("prefixlen", 0)));
+      }
+    }
+    return out;
+  }
+  static std::string ResultAddress(const json& r, const std::string& version) {
+    if (version == "0.1.0" || version == "0.2.0") return r["ip4"]["ip"].get<std::string>();
+    return r["ips"][0]["address"].get<std::string>();
+  }
+  std::vector<std::string> Reservations(const std::string& network) {
+    auto r = Netiface({"ipam", "ls", network, "--data-dir", dir_ / "ipam", "--json"}, "");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> out;
+    for (const auto& e : r.Json()) out.push_back(e["address"].get<std::string>() + " " + e["containerId"].get<std::string>());
+    return out;
+  }
+
+  // ADD, CHECK (from 0.4.0), DEL twice on `network` for one pod; asserts the kernel and the stores.
+  void AddCheckDel(const std::string& network, const std::string& version, const std::string& cni_path) {
+    TempNetns pod("clip");
+    std::string cid = cli::ContainerIdFromNetns(pod.path());
+    auto add = Netiface({"add", network, pod.path()}, cni_path);
+    ASSERT_EQ(add.exit_code, 0) << add.err;
+    json result = add.Json();
+    EXPECT_EQ(result["cniVersion"], version);
+    std::string addr = ResultAddress(result, version);
+    EXPECT_EQ(Addrs(pod, "eth0"), std::vector<std::string>{addr});
+    EXPECT_EQ(Reservations(network), std::vector<std::string>{addr.substr(0, addr.find('/')) + " " + cid});
+    EXPECT_EQ(ListDir(dir_ / "cache/results"), std::vector<std::string>{network + "-" + cid + "-eth0"});
+
+    auto check = Netiface({"check", network, pod.path()}, cni_path);
+    if (cni::VersionAtLeast(version, "0.4.0")) {
+      EXPECT_EQ(check.exit_code, 0) << check.err;
+    } else {
+      EXPECT_EQ(check.exit_code, cli::kExitConfig) << check.err;
+    }
+
+    for (int i = 0; i < 2; ++i) {
+      auto del = Netiface({"del", network, pod.path()}, cni_path);
+      ASSERT_EQ(del.exit_code, 0) << del.err;
+    }
+    EXPECT_TRUE(pod.IpJson("link show dev eth0").empty());
+    EXPECT_TRUE(Reservations(network).empty());
+    EXPECT_TRUE(ListDir(dir_ / "cache/results").empty());
+  }
+
+  TempDir dir_;
+  std::unique_ptr<TempNetns> host_;
+  std::string bridge_;
+};
+
+TEST_F(CliNetnsTest, ReferenceBridgeAtEveryVersionItSpeaks) {
+  if (!HaveReference()) GTEST_SKIP() << "containernetworking-plugins is not installed";
+  for (const auto& v : AllVersions()) {
+    if (v == "1.1.0") continue;  // Debian's reference plugins stop at 1.0.0
+    SCOPED_TRACE(v);
+    WriteList("clref", v, json::array({BridgePlugin("10.201.0.0/24")}));
+    AddCheckDel("clref", v, RefDir());
+  }
+  EXPECT_FALSE(host_->IpJson("link show dev " + bridge_).empty());
+}
+
+TEST_F(CliNetnsTest, ReferenceChainGetsPrevResultAndCapabilities) {
+  if (!HaveReference()) GTEST_SKIP() << "containernetworking-plugins is not installed";
+  for (const auto& v : VersionsFrom("0.3.1")) {
+    if (v == "1.1.0") continue;
+    SCOPED_TRACE(v);
+    json ptp = {{"type", "ptp"}, {"ipMasq", false}, {"ipam", HostLocal("10.202.0.0/24")}};
+    json tuning = {{"type", "tuning"}, {"capabilities", {{"mac", true}}}};
+    WriteList("clchain", v, json::array({ptp, tuning}));
+    TempNetns pod("clip");
+    auto add = Netiface({"add", "clchain", pod.path(), "--cap-args", R"({"mac":"0a:58:0a:ca:00:42"})"}, RefDir());
+    ASSERT_EQ(add.exit_code, 0) << add.err;
+    auto link = pod.IpJson("link show dev eth0");
+    ASSERT_EQ(link.size(), 1u);
+    EXPECT_EQ(link[0]["address"], "0a:58:0a:ca:00:42");  // tuning got runtimeConfig.mac and prevResult
+    auto del = Netiface({"del", "clchain", pod.path()}, RefDir());
+    ASSERT_EQ(del.exit_code, 0) << del.err;
+    EXPECT_TRUE(Reservations("clchain").empty());
+  }
+}
+
+TEST_F(CliNetnsTest, PluginErrorsSurfaceWithTheirCode) {
+  if (!HaveReference()) GTEST_SKIP() << "containernetworking-plugins is not installed";
+  WriteList("clbad", "1.0.0", json::array({{{"type", "bridge"}, {"bridge", bridge_}, {"ipam", {{"type", "host-local"}}}}}));
+  TempNetns pod("clip");
+  auto add = Netiface({"add", "clbad", pod.path()}, RefDir());
+  EXPECT_EQ(add.exit_code, cli::kExitPluginError);
+  EXPECT_NE(add.err.find("plugin type=\"bridge\" failed (add)"), std::string::npos) << add.err;
+  EXPECT_TRUE(pod.IpJson("link show dev eth0").empty());  // the failed ADD was undone
+  EXPECT_TRUE(ListDir(dir_ / "cache/results").empty());
+}
+
+class OursTest : public CliNetnsTest {
+ protected:
+  void SetUp() override {
+    CliNetnsTest::SetUp();
+    if (IsSkipped()) return;
+    for (const char* p : {"bridge", "host-local"}) {
+      if (!std::filesystem::exists(Bin(p))) GTEST_SKIP() << Bin(p) << " is not built";
+    }
+  }
+};
+
+TEST_F(OursTest, BridgeAtEveryVersion) {
+  for (const auto& v : AllVersions()) {
+    SCOPED_TRACE(v);
+    WriteList("clours", v, json::array({BridgePlugin("10.203.0.0/24")}));
+    AddCheckDel("clours", v, BinDir());
+  }
+}
+
+TEST_F(OursTest, StatusAndGcReleaseOnlyStaleAttachments) {
+  WriteList("clgc", "1.1.0", json::array({BridgePlugin("10.204.0.0/24")}));
+  auto status = Netiface({"status", "clgc"}, BinDir());
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  TempNetns keep("clip"), stale("clip");
+  for (const auto* pod : {&keep, &stale}) {
+    auto add = Netiface({"add", "clgc", pod->path()}, BinDir());
+    ASSERT_EQ(add.exit_code, 0) << add.err;
+  }
+  ASSERT_EQ(Reservations("clgc").size(), 2u);
+  std::vector<std::string> keep_addrs = Addrs(keep, "eth0");
+
+  auto gc = Netiface({"gc", "clgc", keep.path()}, BinDir());
+  ASSERT_EQ(gc.exit_code, 0) << gc.err;
+  EXPECT_TRUE(stale.IpJson("link show dev eth0").empty());
+  EXPECT_EQ(Addrs(keep, "eth0"), keep_addrs);
+  auto left = Reservations("clgc");
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_NE(left[0].find(cli::ContainerIdFromNetns(keep.path())), std::string::npos);
+  EXPECT_EQ(Netiface({"check", "clgc", keep.path()}, BinDir()).exit_code, 0);
+
+  // No valid attachment at all: everything of the network goes.
+  gc = Netiface({"gc", "clgc"}, BinDir());
+  ASSERT_EQ(gc.exit_code, 0) << gc.err;
+  EXPECT_TRUE(keep.IpJson("link show dev eth0").empty());
+  EXPECT_TRUE(Reservations("clgc").empty());
+  EXPECT_TRUE(ListDir(dir_ / "cache/results").empty());
+}
+
+}  // namespace
+}  // namespace netiface::testing
