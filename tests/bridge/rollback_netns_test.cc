@@ -1,0 +1,76 @@
+// ADD rollback, in-process: bridge::Add runs with the test thread inside a throw-away "host" namespace and
+// a step hook that fails one step at a time. Afterwards nothing of the attachment may remain.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "netiface/bridge/bridge.h"
+#include "netiface/cni/error.h"
+#include "netiface/netlink/netns.h"
+#include "node.h"
+#include "testutil.h"
+
+namespace netiface::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::IsEmpty;
+
+struct InjectedFailure : std::runtime_error {
+  InjectedFailure() : std::runtime_error("injected failure") {}
+};
+
+cni::CmdArgs Args(const Node& node, const TempNetns& pod, const std::string& cid, const std::string& command) {
+  json conf = {{"cniVersion", "1.1.0"}, {"name", "testnet"}, {"type", "bridge"}, {"bridge", node.bridge()},
+               {"isDefaultGateway", true}, {"ipMasq", true}, {"hairpinMode", true},
+               {"ipam", {{"type", "host-local"}, {"dataDir", node.ipam_dir()},
+                         {"ranges", json::parse(R"([[{"subnet":"10.78.0.0/24"}],[{"subnet":"fd78::/64"}]])")}}}};
+  cni::CmdArgs a;
+  a.command = command;
+  a.container_id = cid;
+  a.netns = pod.path();
+  a.ifname = "eth0";
+  a.path = BinDir();
+  a.stdin_data = conf.dump();
+  a.conf = cni::ParseNetConf(a.stdin_data);
+  return a;
+}
+
+TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {
+  NETIFACE_REQUIRE_ROOT();
+  Node node;
+  auto host = nl::NetNs::Open(node.host().path());
+  ASSERT_TRUE(host);
+  nl::ScopedSetNs in_host(*host);
+  int n = 0;
+  for (const char* failing : {"bridge", "veth", "ipam", "container", "gateway", "masq", "wait"}) {
+    SCOPED_TRACE(failing);
+    const TempNetns& pod = node.NewPod();
+    std::string cid = "ctr" + std::to_string(++n);
+    std::vector<std::string> seen;
+    auto hook = [&](std::string_view step) {
+      seen.emplace_back(step);
+      if (step == failing) throw InjectedFailure();
+    };
+    EXPECT_THROW(bridge::Add(Args(node, pod, cid, "ADD"), hook), InjectedFailure);
+    EXPECT_EQ(seen.back(), failing);  // the hook reached the step: the test is not vacuous
+    EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
+    EXPECT_THAT(Node::LinksOfKind(pod, "veth"), IsEmpty());
+    EXPECT_THAT(node.Reserved("testnet"), IsEmpty());
+    EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::Not(::testing::HasSubstr(":" + cid + ":")));
+  }
+  // The same ADD without a failure works, and its DEL leaves the same nothing.
+  const TempNetns& pod = node.NewPod();
+  std::vector<std::string> steps;
+  cni::Result r = bridge::Add(Args(node, pod, "ok", "ADD"), [&](std::string_view s) { steps.emplace_back(s); });
+  EXPECT_EQ(steps, (std::vector<std::string>{"bridge", "veth", "ipam", "container", "gateway", "masq", "wait"}));
+  EXPECT_EQ(r.interfaces.size(), 3u);
+  EXPECT_EQ(node.Reserved("testnet").size(), 2u);
+  EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::HasSubstr(":ok:eth0"));
+  bridge::Del(Args(node, pod, "ok", "DEL"));
+  EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
+  EXPECT_THAT(node.Reserved("testnet"), IsEmpty());
+  EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::Not(::testing::HasSubstr(":ok:")));
+}
+
+}  // namespace
+}  // namespace netiface::testing
