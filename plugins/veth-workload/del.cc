@@ -9,21 +9,23 @@ namespace netiface::veth_workload {
 void Del(const cni::CmdArgs& args, Ops& ops) {
   Config c = ParseConfig(args.conf);
   ErrorList errors;
+  auto ours = [&](const EndpointRecord& r) { return r.container_id == args.container_id && r.ifname == args.ifname; };
 
-  // The record needs the identity; without it (a node name that cannot be resolved any more, bad
-  // CNI_ARGS) the kernel and IPAM steps still run.
-  std::optional<Identity> id;
-  errors.Run("identity", [&] { id = ParseIdentity(args, ResolveNodename(c)); });
+  // The record: by its name when the identity can be worked out, else (or when that record is not
+  // this attachment's) by a scan. A node name that cannot be resolved any more must not block DEL.
   std::optional<EndpointRecord> record;
-  std::string folder, name;
-  if (id) {
-    folder = id->IsK8s() ? id->pod_namespace : "_cni";
-    name = EndpointName(*id);
-    errors.Run("read endpoint record", [&] { record = ops.ReadRecord(folder, name); });
-  }
+  errors.Run("read endpoint record", [&] {
+    try {
+      Identity id = ParseIdentity(args, ResolveNodename(c));
+      record = ops.ReadRecord(id.IsK8s() ? id.pod_namespace : "_cni", EndpointName(id));
+    } catch (const cni::Error& e) {
+      log::Warn("veth-workload DEL: looking the endpoint record up by attachment: {}", e.what());
+    }
+    if (!record || !ours(*record)) record = ops.FindRecord(args.container_id, args.ifname);
+  });
   // Only a record with this container ID is this attachment's (a newer sandbox of the same pod
-  // replaces it, and then its host veth is not ours).
-  const bool owned = record && record->container_id == args.container_id && record->ifname == args.ifname;
+  // replaces it, and then the host veth of that name is not ours).
+  const bool owned = record && ours(*record);
 
   errors.Run("delete interface", [&] {
     bool deleted = !args.netns.empty() && ops.DeleteContainerLink(args.ifname);
@@ -34,8 +36,8 @@ void Del(const cni::CmdArgs& args, Ops& ops) {
     errors.Run("remove NAT rules", [&] { ops.NatRemove({c.network, args.container_id, args.ifname}); });
   }
   // Kept while anything failed: it is what a retry or GC needs.
-  if (id && errors.empty()) {
-    errors.Run("remove endpoint record", [&] { ops.RemoveRecord(folder, name, args.container_id); });
+  if (owned && errors.empty()) {
+    errors.Run("remove endpoint record", [&] { ops.RemoveRecord(record->Folder(), record->name, args.container_id); });
   }
   errors.ThrowIfAny("veth-workload DEL");
 }

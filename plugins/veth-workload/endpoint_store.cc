@@ -183,6 +183,17 @@ std::vector<std::pair<std::string, EndpointRecord>> EndpointStore::ListUnlocked(
   return out;
 }
 
+std::optional<EndpointRecord> EndpointStore::FindByAttachment(const std::string& container_id,
+                                                              const std::string& ifname) const {
+  std::error_code ec;
+  if (!fs::exists(NetworkDir(), ec)) return std::nullopt;
+  StoreLock lock(NetworkDir());
+  for (auto& [path, r] : ListUnlocked()) {
+    if (r.container_id == container_id && r.ifname == ifname) return std::move(r);
+  }
+  return std::nullopt;
+}
+
 std::vector<EndpointRecord> EndpointStore::List() const {
   std::error_code ec;
   if (!fs::exists(NetworkDir(), ec)) return {};

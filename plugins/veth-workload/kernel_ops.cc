@@ -115,10 +115,16 @@ void KernelOps::ConfigureContainer(const Plan& plan) {
   for (const auto& a : plan.addresses) nl::AddAddress(s, container_index_, a, /*nodad=*/true);
   nl::SetLinkUp(s, plan.id.ifname);
   for (const auto& r : plan.container_routes) {
-    nl::RouteSpec spec{.dst = r.dst, .gw = r.gw, .ifindex = container_index_, .scope = r.gw ? -1 : RT_SCOPE_LINK};
-    if (nl::AddRoute(s, spec) == nl::AddRouteOutcome::kExists) {
-      throw cni::Error(cni::kNetlink, "route " + r.dst.ToString() + " already exists in " + args_.netns);
-    }
+    // IPv4 routes via 169.254.1.1 are onlink: they stay on this interface even when the /32 to the
+    // gateway is on another one (a second attachment of the pod; every host veth answers alike).
+    nl::RouteSpec spec{.dst = r.dst,
+                       .gw = r.gw,
+                       .ifindex = container_index_,
+                       .scope = r.gw ? -1 : RT_SCOPE_LINK,
+                       .onlink = r.gw && r.gw->is_v4()};
+    if (nl::AddRoute(s, spec) == nl::AddRouteOutcome::kAdded || !r.gw) continue;
+    throw cni::Error(cni::kNetlink, "route " + r.dst.ToString() + " already exists in " + args_.netns +
+                                        " (through another interface of the container?)");
   }
 }
 
@@ -194,6 +200,9 @@ void KernelOps::NatGc(const std::string& network, const std::vector<cni::Attachm
 void KernelOps::WriteRecord(const EndpointRecord& r) { store_.Write(r); }
 std::optional<EndpointRecord> KernelOps::ReadRecord(const std::string& folder, const std::string& name) {
   return store_.Read(folder, name);
+}
+std::optional<EndpointRecord> KernelOps::FindRecord(const std::string& container_id, const std::string& ifname) {
+  return store_.FindByAttachment(container_id, ifname);
 }
 bool KernelOps::RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id) {
   return store_.RemoveIfOwned(folder, name, container_id);

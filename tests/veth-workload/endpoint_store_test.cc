@@ -74,6 +74,18 @@ TEST(EndpointStoreTest, RemoveOnlyWhenOwned) {
   EXPECT_FALSE(store.RemoveIfOwned("default", r.name, "new-sandbox"));
 }
 
+TEST(EndpointStoreTest, FindByAttachment) {
+  testing::TempDir dir;
+  EndpointStore store(dir.path(), "vwnet");
+  store.Write(Record("a", "web", "c1"));
+  store.Write(Record("a", "web", "c1", "net1"));
+  store.Write(Record("", "", "c2"));
+  EXPECT_EQ(store.FindByAttachment("c1", "net1")->name, "node1-k8s-web-net1");
+  EXPECT_EQ(store.FindByAttachment("c2", "eth0")->Folder(), "_cni");
+  EXPECT_FALSE(store.FindByAttachment("c2", "net1").has_value());
+  EXPECT_FALSE(EndpointStore(dir / "absent", "vwnet").FindByAttachment("c1", "eth0").has_value());
+}
+
 TEST(EndpointStoreTest, MissingStoreIsEmpty) {
   testing::TempDir dir;
   EndpointStore store(dir / "absent", "vwnet");

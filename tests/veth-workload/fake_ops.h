@@ -120,6 +120,15 @@ class FakeOps : public Ops {
     });
     return out;
   }
+  std::optional<EndpointRecord> FindRecord(const std::string& container_id, const std::string& ifname) override {
+    std::optional<EndpointRecord> out;
+    Step("FindRecord", [&] {
+      for (const auto& [key, r] : records) {
+        if (r.container_id == container_id && r.ifname == ifname) out = r;
+      }
+    });
+    return out;
+  }
   bool RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id) override {
     bool removed = false;
     Step("RemoveRecord", [&] {

@@ -155,6 +155,7 @@ TEST_F(VerbsTest, DelUndoesAdd) {
   Del(MakeArgs(MasqConf(), test::kPodArgs, "DEL"), ops_);
   EXPECT_EQ(ops_.calls, (std::vector<std::string>{"ReadRecord", "DeleteContainerLink", "IpamDel", "NatRemove",
                                                   "RemoveRecord"}));
+  ops_.calls.clear();
   ExpectClean();
   // Idempotent.
   Del(MakeArgs(MasqConf(), test::kPodArgs, "DEL"), ops_);
@@ -202,15 +203,21 @@ TEST_F(VerbsTest, DelReportsEveryFailure) {
   EXPECT_NE(std::string(e.what()).find("nft is broken"), std::string::npos) << e.what();
 }
 
-TEST_F(VerbsTest, DelStillReleasesIpamWhenTheNodeNameIsGone) {
+// DEL needs neither the node name nor the same CNI_ARGS as ADD: the record is found by attachment.
+TEST_F(VerbsTest, DelFindsTheRecordWithoutTheIdentity) {
   testing::TempDir dir;
+  testing::WriteFile(dir / "nodename", "node1");
   json conf = BaseConf();
   conf.erase("nodename");
+  conf["nodenameFile"] = dir / "nodename";
+  Add(MakeArgs(conf, test::kPodArgs), ops_);
   conf["nodenameFile"] = dir / "gone";
-  ops_.ip_reserved = true;
-  cni::Error e = Throws([&] { Del(MakeArgs(conf, test::kPodArgs, "DEL"), ops_); });
-  EXPECT_EQ(e.code(), cni::kInvalidConfig);
-  EXPECT_FALSE(ops_.ip_reserved);
+  Del(MakeArgs(conf, test::kPodArgs, "DEL", ""), ops_);
+  ExpectClean();
+
+  Add(MakeArgs(BaseConf(), test::kPodArgs), ops_);
+  Del(MakeArgs(BaseConf(), "IgnoreUnknown=1", "DEL", ""), ops_);
+  ExpectClean();
 }
 
 TEST_F(VerbsTest, CheckPassesOnItsOwnAdd) {

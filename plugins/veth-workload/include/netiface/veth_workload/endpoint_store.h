@@ -64,6 +64,8 @@ class EndpointStore {
   // Removes the record when it exists and belongs to `container_id`; returns whether it did. An
   // unreadable record is removed too (it cannot be anybody's). Throws cni::Error(kIoFailure).
   bool RemoveIfOwned(const std::string& folder, const std::string& name, const std::string& container_id) const;
+  // The record of an attachment wherever it is (a scan of every record), or nullopt.
+  std::optional<EndpointRecord> FindByAttachment(const std::string& container_id, const std::string& ifname) const;
   // Every readable record, sorted by path; unreadable ones are skipped with a warning.
   std::vector<EndpointRecord> List() const;
   // Removes the records whose (containerID, ifname) is not in `valid` and returns them; a record that
