@@ -317,6 +317,8 @@ std::vector<CacheEntry> ResultCache::List(const std::string& container_id) const
   std::vector<CacheEntry> out;
   const std::string part = "-" + container_id + "-";
   for (const auto& name : names) {
+    // A WriteFileAtomic temporary left by a crash is not an entry.
+    if (name.find(".tmp-") != std::string::npos) continue;
     if (!container_id.empty()) {
       auto pos = name.find(part);
       if (pos == std::string::npos || pos == 0 || pos + part.size() >= name.size()) continue;

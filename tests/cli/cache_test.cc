@@ -133,6 +133,7 @@ TEST(ResultCacheTest, ListsReadableEntriesFilteredByContainer) {
   for (const auto& e : {a, b, c}) cache.Write(e);
   testing::WriteFile(dir / "results/garbage-ctr1-eth9", "not json");
   testing::WriteFile(dir / "results/legacy-ctr1-eth0", R"({"cniVersion":"0.3.1"})");
+  testing::WriteFile(dir / "results/net-ctr9-eth0.tmp-0123456789ab", EncodeCacheEntry(FullEntry()));
 
   auto all = cache.List();
   ASSERT_EQ(all.size(), 3u);

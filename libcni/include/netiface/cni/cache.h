@@ -70,8 +70,8 @@ class ResultCache {
   bool Remove(const std::string& network, const std::string& container_id,
               const std::string& ifname) const;
   // Every readable cniCacheV1 entry (sorted by file name), like libcni's GetCachedAttachments:
-  // entries that cannot be parsed, legacy ones and those without ifName or networkName are
-  // skipped. `container_id` non-empty keeps only that container's entries.
+  // entries that cannot be parsed, legacy ones, those without ifName or networkName and
+  // WriteFileAtomic temporaries (*.tmp-*) are skipped. `container_id` non-empty keeps only that container's entries.
   std::vector<CacheEntry> List(const std::string& container_id = {}) const;
 
  private:
