@@ -3,6 +3,8 @@
 // that deletes the table when it empties cannot race an Apply that is adding to it.
 #include "netiface/nat/nat.h"
 
+#include <algorithm>
+
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
 #include "netiface/cni/log.h"
@@ -60,9 +62,12 @@ void Apply(const Spec& spec) {
 bool Remove(const Tag& tag) {
   cni::FileLock lock = Lock();
   NftContext nft;
-  std::string commands = RemoveCommands(List(nft), {TagComment(tag)});
-  RunIfAny(nft, commands, "cannot remove NAT rules of " + Describe(tag));
-  return !commands.empty();
+  const std::string comment = TagComment(tag);
+  Listing listing = List(nft);
+  bool found = std::any_of(listing.rules.begin(), listing.rules.end(),
+                           [&](const ListedRule& r) { return r.comment == comment; });
+  RunIfAny(nft, RemoveCommands(listing, {comment}), "cannot remove NAT rules of " + Describe(tag));
+  return found;
 }
 
 void Verify(const Spec& spec) {
@@ -81,7 +86,6 @@ void Gc(const std::string& network, const std::vector<cni::Attachment>& valid) {
   NftContext nft;
   Listing listing = List(nft);
   std::set<std::string> stale = StaleComments(listing, network, valid);
-  if (stale.empty()) return;
   log::Debug("NAT GC of network {}: removing {} attachment(s)", network, stale.size());
   RunIfAny(nft, RemoveCommands(listing, stale), "cannot remove stale NAT rules of network " + network);
 }

@@ -247,9 +247,8 @@ std::string RemoveCommands(const Listing& listing, const std::set<std::string>& 
       ++remaining[r.chain];
     }
   }
-  if (cmds.empty()) return "";
   std::vector<std::string> empty_chains;
-  bool table_empty = !listing.has_other_objects;
+  bool table_empty = listing.table_exists && !listing.has_other_objects;
   for (const auto& c : listing.chains) {
     if (remaining[c] == 0 && IsOurChain(c)) {
       empty_chains.push_back(c);
@@ -258,6 +257,7 @@ std::string RemoveCommands(const Listing& listing, const std::set<std::string>& 
     }
   }
   if (table_empty) return cmds + "delete table inet " + std::string(kTable) + "\n";
+  if (cmds.empty() && empty_chains.empty()) return "";
   for (const auto& c : empty_chains) cmds += "delete chain inet " + std::string(kTable) + " " + c + "\n";
   return cmds;
 }

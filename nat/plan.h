@@ -88,8 +88,9 @@ std::string RuleBodyFromJson(const nlohmann::json& expr);
 // The transaction that makes the tag's rules exactly `desired`, keeping their position in each chain;
 // "" when they already are (Apply is then a no-op).
 std::string ApplyCommands(const Listing& listing, const std::string& comment, const std::vector<Rule>& desired);
-// The transaction that deletes the listed rules whose comment is in `comments`, then every chain left
-// without rules, then the table when no chain is left; "" when no rule matches.
+// The transaction that deletes the listed rules whose comment is in `comments`, then every chain of
+// ours left without rules (also one emptied behind our back), then the table when no chain is left;
+// "" when there is nothing to delete.
 std::string RemoveCommands(const Listing& listing, const std::set<std::string>& comments);
 // The comments of `network`'s rules whose attachment is not in `valid`.
 std::set<std::string> StaleComments(const Listing& listing, const std::string& network,

@@ -168,6 +168,14 @@ TEST(NatPlan, RemoveKeepsOtherRulesAndTheirChains) {
             "delete chain inet netiface prerouting\n");
 }
 
+TEST(NatPlan, RemoveAlsoDeletesChainsEmptiedBehindOurBack) {
+  auto listing = ParseListing(ListingJson({"postrouting", "prerouting"}, {MasqRule(7, "netiface:net1:a:eth0")}));
+  EXPECT_EQ(RemoveCommands(listing, {"netiface:net1:b:eth0"}), "delete chain inet netiface prerouting\n");
+  auto empty = ParseListing(ListingJson({"postrouting"}, {}));
+  EXPECT_EQ(RemoveCommands(empty, {"netiface:net1:b:eth0"}), "delete table inet netiface\n");
+  EXPECT_EQ(RemoveCommands(Listing{}, {"netiface:net1:b:eth0"}), "");
+}
+
 TEST(NatPlan, StaleCommentsAreThoseOfTheNetworkNotValid) {
   auto listing = ParseListing(ListingJson({"postrouting"}, {MasqRule(1, "netiface:net1:a:eth0"),
                                                             MasqRule(2, "netiface:net1:b:eth0"),
