@@ -1,6 +1,6 @@
 // Apply/Remove/Verify/Gc: list the table, plan the transaction (plan.h), run it in one
-// nft_run_cmd_from_buffer. Changes are serialised between processes by a flock, so that a Remove
-// that deletes the table when it empties cannot race an Apply that is adding to it.
+// nft_run_cmd_from_buffer. Every call holds a flock across list and commit, so that a Remove that
+// deletes the table when it empties cannot race an Apply that is adding to it.
 #include "netiface/nat/nat.h"
 
 #include <algorithm>
@@ -73,6 +73,7 @@ bool Remove(const Tag& tag) {
 void Verify(const Spec& spec) {
   std::vector<Rule> desired = PlanRules(spec);
   if (desired.empty()) return;
+  cni::FileLock lock = Lock();  // a listing taken while another process deletes the table is torn
   NftContext nft;
   std::vector<std::string> missing = MissingRules(List(nft), TagComment(spec.tag), desired);
   if (missing.empty()) return;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -259,6 +260,55 @@ TEST_F(NatNetns, InvalidInputChangesNothing) {
     EXPECT_EQ(e.code(), cni::kNatFailure);
   }
   EXPECT_EQ(Ruleset(), before);
+}
+
+// Runs `body` in `n` forked children at once (each in the host namespace); true when all exit 0.
+template <typename F>
+bool InChildren(const TempNetns& ns, int n, F body) {
+  std::vector<pid_t> pids;
+  for (int i = 0; i < n; ++i) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      int code = 1;
+      try {
+        InNetns in(ns);
+        code = body(i) ? 0 : 1;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "child %d: %s\n", i, e.what());
+      }
+      ::_exit(code);
+    }
+    if (pid > 0) pids.push_back(pid);
+  }
+  bool ok = static_cast<int>(pids.size()) == n;
+  for (pid_t pid : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  return ok;
+}
+
+TEST_F(NatNetns, ConcurrentProcessesNeverLoseEachOthersRules) {
+  auto before = Ruleset();
+  auto spec = [](int i) {
+    Spec s = MasqSpec("net1", "p" + std::to_string(i), ("10.22.0." + std::to_string(10 + i) + "/24").c_str());
+    if (i % 2 == 0) s.floating_ips = {{Addr(("203.0.113." + std::to_string(10 + i)).c_str()), s.masquerade[0].addr()}};
+    return s;
+  };
+  // Each process adds and removes its attachment repeatedly (the table comes and goes), ending added.
+  ASSERT_TRUE(InChildren(*host_, 4, [&](int i) {
+    for (int round = 0; round < 5; ++round) {
+      nat::Apply(spec(i));
+      nat::Verify(spec(i));
+      if (!nat::Remove(spec(i).tag)) return false;
+    }
+    nat::Apply(spec(i));
+    return true;
+  }));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(VerifyError(spec(i)), "") << i;
+  ASSERT_TRUE(InChildren(*host_, 4, [&](int i) { return nat::Remove(spec(i).tag); }));
+  EXPECT_EQ(Ruleset(), before) << RulesetText();
 }
 
 TEST_F(NatNetns, LongNamesAreTaggedAndRemovedExactly) {
