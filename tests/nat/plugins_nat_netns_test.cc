@@ -283,6 +283,7 @@ TEST_F(PluginsNat, VethWorkloadFailedAddAfterNatLeavesTheRulesetAsBefore) {
   const TempNetns& pod = NewPod();
   auto r = Call("veth-workload", "ADD", &pod, "wfail", conf);
   EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("_cni"), std::string::npos) << "failed elsewhere than at the endpoint record: " << r.out;
   EXPECT_EQ(Ruleset(), before) << RulesetText();
   EXPECT_FALSE(pod.Sh("ip link show eth0").exit_code == 0) << "container interface left after a failed ADD";
 }
