@@ -272,4 +272,6 @@ void OwnerIndex::Save(const DirStamp& stamp) {
 
 void OwnerIndex::Invalidate() const { ::unlink((dir_ + "/stamp").c_str()); }
 
+void OwnerIndex::InvalidateOrThrow() const { RemoveIfExists(dir_ + "/stamp"); }
+
 }  // namespace netiface::ipam

@@ -144,6 +144,12 @@ DirStamp Store::CurrentStamp() const {
           st.st_mtim.tv_nsec, boot_id_};
 }
 
+void Store::BeginChange() {
+  if (!stamp_removed_) index_.InvalidateOrThrow();
+  stamp_removed_ = true;
+  changed_ = true;
+}
+
 void Store::EnsureIndex() {
   if (index_ready_) return;
   if (index_.Matches(CurrentStamp())) {
@@ -161,12 +167,17 @@ std::vector<IndexEntry> Store::ReadAll() {
   fd.Release();  // owned by `d` now
   std::unique_ptr<DIR, int (*)(DIR*)> closer(d, ::closedir);
   std::vector<IndexEntry> out;
-  errno = 0;
-  while (dirent* e = ::readdir(d)) {
+  while (true) {
+    errno = 0;
+    dirent* e = ::readdir(d);
+    if (!e) {
+      if (errno != 0) IoError("cannot list " + dir_, errno);
+      break;
+    }
     std::string_view name = e->d_name;
     if (name == kTempName) {
+      BeginChange();
       ::unlinkat(dir_fd_.get(), kTempName, 0);
-      changed_ = true;
       continue;
     }
     if (e->d_type == DT_DIR) continue;
@@ -175,7 +186,6 @@ std::vector<IndexEntry> Store::ReadAll() {
     auto content = ReadAt(dir_fd_.get(), std::string(name), dir_);
     if (content) out.push_back({*ip, std::string(TrimSpace(*content))});
   }
-  if (errno != 0) IoError("cannot list " + dir_, errno);
   return out;
 }
 
@@ -190,10 +200,10 @@ std::vector<IndexEntry> Store::Scan() {
 
 bool Store::Reserve(const IpAddr& ip, std::string_view container_id, std::string_view ifname) {
   EnsureIndex();
+  BeginChange();
   std::string owner = EncodeOwner(container_id, ifname);
   PendingFile file(dir_fd_.get(), dir_, owner);
   if (!file.LinkTo(ip.ToString())) return false;
-  changed_ = true;
   IndexAdd(ip, TrimSpace(owner));
   return true;
 }
@@ -201,11 +211,11 @@ bool Store::Reserve(const IpAddr& ip, std::string_view container_id, std::string
 std::optional<Candidate> Store::ReserveFirst(CandidateIter& it, std::string_view container_id,
                                              std::string_view ifname) {
   EnsureIndex();
+  BeginChange();
   std::string owner = EncodeOwner(container_id, ifname);
   PendingFile file(dir_fd_.get(), dir_, owner);
   while (auto c = it.Next()) {
     if (!file.LinkTo(c->ip.ToString())) continue;
-    changed_ = true;
     IndexAdd(c->ip, TrimSpace(owner));
     return c;
   }
@@ -225,11 +235,11 @@ bool Store::ReleaseIfOwner(const IpAddr& ip, std::string_view owner) {
   auto current = Owner(ip);
   if (!current || *current != owner) return false;
   std::string name = ip.ToString();
+  BeginChange();
   if (::unlinkat(dir_fd_.get(), name.c_str(), 0) != 0) {
     if (errno == ENOENT) return false;
     IoError("cannot remove " + dir_ + "/" + name, errno);
   }
-  changed_ = true;
   if (index_.Lookup(OwnerKey(owner))) {
     index_.Remove(ip, owner);
   } else {
@@ -310,6 +320,7 @@ std::optional<IpAddr> Store::LastReserved(size_t range_set) const {
 
 void Store::SetLastReserved(size_t range_set, const IpAddr& ip) {
   std::string name = LastReservedFileName(range_set);
+  BeginChange();
   // Overwritten from offset 0 and then cut, not opened with O_TRUNC (see index.cc: on ext4 a truncation
   // to zero makes the next one wait for the disk). Killed in between, the cursor may name another
   // address: only round-robin suffers, as the reference says of a stale cursor.
@@ -320,12 +331,12 @@ void Store::SetLastReserved(size_t range_set, const IpAddr& ip) {
       ::ftruncate(fd.get(), static_cast<off_t>(text.size())) != 0) {
     IoError("cannot write " + dir_ + "/" + name, errno);
   }
-  changed_ = true;
 }
 
 void Store::Commit() {
   if (!dir_fd_.valid() || !changed_) return;
-  changed_ = false;
+  BeginChange();  // before futimens: a kill from here on must not leave the old stamp matching
+  changed_ = stamp_removed_ = false;
   if (!index_ready_) {
     index_.Invalidate();
     return;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -176,6 +177,30 @@ TEST_F(StoreTest, ExternalCreateRightAfterOurChangeIsSeen) {
     EXPECT_THAT(s.Find(id, "eth0").exact, ElementsAre(*IpAddr::Parse(ip))) << round;
     EXPECT_FALSE(s.index_was_trusted()) << round;
     ASSERT_TRUE(s.ReleaseIfOwner(A("10.1.0.2"), "mine" + std::to_string(round) + "\r\neth0"));
+  }
+}
+
+TEST_F(StoreTest, KilledBeforeCommitLeavesNoTrustedStamp) {
+  // A process that changes the folder and dies before Commit (no destructors run): its stamp was removed
+  // before the change, so the next call rescans and sees the change, whatever the clock did.
+  for (int round = 0; round < 20; ++round) {
+    {
+      Store s = Open();  // commits a trusted stamp
+      s.Find("x", "eth0");
+    }
+    std::string id = "killed" + std::to_string(round);
+    pid_t pid = fork();
+    if (pid == 0) {
+      Store s = Open();
+      bool ok = s.Reserve(*IpAddr::Parse("10.2.0." + std::to_string(round + 1)), id, "eth0");
+      _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    Store s = Open();
+    EXPECT_FALSE(s.index_was_trusted()) << round;
+    EXPECT_THAT(s.Find(id, "eth0").exact, ElementsAre(*IpAddr::Parse("10.2.0." + std::to_string(round + 1))));
   }
 }
 

@@ -74,6 +74,8 @@ class OwnerIndex {
   void Save(const DirStamp& stamp);
   // Removes the stamp so that the shards are not trusted. Never throws.
   void Invalidate() const;
+  // The same, but throws Error(kIoFailure) when an existing stamp cannot be removed.
+  void InvalidateOrThrow() const;
 
  private:
   std::vector<IndexEntry>* Shard(int shard);  // loaded shard, nullptr when unreadable

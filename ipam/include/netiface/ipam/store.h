@@ -86,6 +86,9 @@ class Store {
 
  private:
   Store(cni::FileLock lock, UniqueFd dir_fd, std::string dir, std::string index_dir);
+  // REQUIRES: called before every change to the folder. The first call of a Commit cycle removes the
+  // index's stamp, so that whatever happens until Commit, the old stamp can never vouch for the folder.
+  void BeginChange();
   void EnsureIndex();
   void IndexAdd(const cni::IpAddr& ip, std::string_view owner);
   DirStamp CurrentStamp() const;
@@ -101,6 +104,7 @@ class Store {
   bool index_trusted_ = false;
   bool scanned_ = false;
   bool changed_ = false;  // the folder or the index changed since the last Commit
+  bool stamp_removed_ = false;  // BeginChange removed the stamp in this Commit cycle
 };
 
 }  // namespace netiface::ipam
