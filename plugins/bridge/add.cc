@@ -167,6 +167,7 @@ void ConfigureGateway(nl::Socket& host, const nl::LinkInfo& br, const Config& c,
 
 cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
   auto step = [&](std::string_view name) {
+    log::Debug("ADD step {}", name);
     if (hook) hook(name);
   };
   // Everything that can be judged without changing anything.
@@ -228,6 +229,7 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
   auto host_link = nl::FindLink(host, host_veth);
   if (!host_link) throw cni::Error(cni::kNetlink, "host veth " + host_veth + " vanished");
 
+  log::Debug("ADD done");
   cni::Result result = plan.result;
   result.interfaces = {cni::Interface{c.bridge, br.mac},
                        cni::Interface{host_veth, host_link->mac},

@@ -22,7 +22,8 @@ struct SavedConfig {
 std::optional<SavedConfig> LoadSavedConfig(const std::string& data_dir, const std::string& container_id,
                                            const std::string& ifname);
 
-// Writes the file atomically (0600, fsync) in data_dir, created 0700 when missing.
+// Writes the file (0600, fsynced) in data_dir, which is created 0700 when missing. Throws
+// cni::Error(kIoFailure).
 void SaveConfig(const std::string& path, const std::string& data_dir, const nlohmann::json& conf);
 
 // Removes the file; a file that is already gone is fine. Throws cni::Error(kIoFailure).
