@@ -206,6 +206,37 @@ TEST_F(FlannelNetnsTest, ParallelAddsOnAFreshNodeCreateOneBridge) {
   for (const auto& ip : ips) EXPECT_TRUE(pods[0]->Ping(ip)) << ip;
 }
 
+TEST_F(FlannelNetnsTest, FailedDelegatedAddLeavesNothing) {
+  Node node;
+  WriteEnv(node, "10.244.1.1/30");  // room for one pod: the second ADD fails in host-local
+  const TempNetns& pod1 = node.NewPod();
+  const TempNetns& pod2 = node.NewPod();
+  json conf = Conf(node, "1.0.0");
+  MustAdd(node, pod1, "ctr1", conf);
+  RunResult r = node.Call(Flannel(), "ADD", &pod2, "ctr2", conf);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(ListDir(DataDir(node)), ElementsAre("ctr1-eth0"));
+  EXPECT_EQ(node.HostLinks("veth").size(), 1u);
+  EXPECT_THAT(Node::LinksOfKind(pod2, "veth"), IsEmpty());
+  EXPECT_EQ(node.Reserved("cbr0").size(), 1u);
+}
+
+TEST_F(FlannelNetnsTest, GcReleasesAndForgetsAttachmentsThatAreNotValid) {
+  Node node;
+  WriteEnv(node, "10.244.1.1/24");
+  const TempNetns& pod1 = node.NewPod();
+  const TempNetns& pod2 = node.NewPod();
+  json conf = Conf(node, "1.1.0");
+  cni::Result r1 = MustAdd(node, pod1, "ctr1", conf);
+  MustAdd(node, pod2, "ctr2", conf);
+  json gc = conf;
+  gc["cni.dev/valid-attachments"] = {{{"containerID", "ctr1"}, {"ifname", "eth0"}}};
+  RunResult r = node.Call(Flannel(), "GC", nullptr, "", gc);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(node.Reserved("cbr0"), ElementsAre(FirstIp(r1, AF_INET)));
+  EXPECT_THAT(ListDir(DataDir(node)), ElementsAre("ctr1-eth0"));
+}
+
 // kube-flannel's conflist: flannel, then the reference portmap with our result as prevResult.
 TEST_F(FlannelNetnsTest, ChainWithTheReferencePortmap) {
   if (access("/usr/sbin/iptables", X_OK) != 0 || access((RefDir() + "/portmap").c_str(), X_OK) != 0) {
