@@ -83,14 +83,21 @@ TEST_F(HostLocalExec, AddResultMatchesTheReferenceInEveryVersion) {
     TempDir a, b;
     json conf = Conf(v);
     conf["ipam"]["dataDir"] = a.path();
+    // Dual stack: 0.1.0/0.2.0 render ip4 and ip6, each with the routes of its family.
+    conf["ipam"]["ranges"].push_back(json::array({{{"subnet", "fd10::/64"}, {"gateway", "fd10::fe"}}}));
+    conf["ipam"]["routes"].push_back({{"dst", "::/0"}});
+    conf["ipam"]["routes"].push_back({{"dst", "10.99.0.0/16"}, {"gw", "10.10.0.254"}});
     RunResult ours = Call(Ours(), "ADD", "c1", conf);
     ASSERT_EQ(ours.exit_code, 0) << v << ours.out << ours.err;
     json j = ours.Json();
     EXPECT_EQ(j["cniVersion"], v);
     if (v == "0.1.0" || v == "0.2.0") {
       EXPECT_EQ(j["ip4"]["ip"], "10.10.0.2/16") << j.dump();
+      EXPECT_EQ(j["ip6"]["ip"], "fd10::1/64") << j.dump();
+      EXPECT_EQ(j["ip6"]["gateway"], "fd10::fe") << j.dump();
     } else {
       EXPECT_EQ(j["ips"][0]["address"], "10.10.0.2/16") << j.dump();
+      EXPECT_EQ(j["ips"][1]["address"], "fd10::1/64") << j.dump();
     }
     EXPECT_EQ(ReadFile(a / "hlnet/10.10.0.2"), "c1\r\neth0");
     if (std::find(kRefVersions.begin(), kRefVersions.end(), v) == kRefVersions.end()) continue;
@@ -147,6 +154,20 @@ TEST_F(HostLocalExec, ReferenceThenOurs) {
   EXPECT_EQ(Reservations(), (std::map<std::string, std::string>{{"10.10.0.3", "ref-b\r\nnet1"},
                                                                 {"10.10.0.5", "ref-e\r\neth0"}}));
   EXPECT_EQ(ReadFile(NetDir() + "/last_reserved_ip.0"), "10.10.0.5");
+}
+
+TEST_F(HostLocalExec, DelWithoutNetnsReleases) {
+  json conf = Conf();
+  std::string ip = AddOk(Ours(), "c1", conf);
+  PluginCall del;
+  del.command = "DEL";
+  del.container_id = "c1";
+  del.netns = "";  // no CNI_NETNS at all: IPAM must still release
+  del.path = BinDir();
+  RunResult r = RunPlugin(Ours(), del, conf);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(Reservations().empty());
 }
 
 TEST_F(HostLocalExec, LegacyFilesReleasedByBoth) {
