@@ -5,9 +5,14 @@
 
 namespace netiface::veth_workload {
 
+// The low-level SHA1_* functions: OpenSSL 3's one-shot SHA1() goes through EVP, which loads the
+// provider configuration (openssl.cnf) first and costs about a millisecond per process.
 std::string Sha1Hex(std::string_view data) {
   unsigned char digest[SHA_DIGEST_LENGTH];
-  SHA1(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  SHA_CTX ctx;
+  SHA1_Init(&ctx);
+  SHA1_Update(&ctx, data.data(), data.size());
+  SHA1_Final(digest, &ctx);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(2 * SHA_DIGEST_LENGTH);
