@@ -8,9 +8,10 @@ source "$(dirname "$0")/common.sh"
 cd "$NETIFACE_ROOT"
 
 ensure_packages "${NETIFACE_PACKAGES[@]}"
-echo "== build (build/)"
-build_tree build >/dev/null
-BIN=$NETIFACE_ROOT/build/bin
+BUILD=${NETIFACE_BUILD_DIR:-$NETIFACE_ROOT/build}
+echo "== build ($BUILD)"
+build_tree "$BUILD" >/dev/null
+BIN=$BUILD/bin
 
 tag=$$
 HOST=nfdemo-host-$tag UP=nfdemo-up-$tag
@@ -114,7 +115,7 @@ routes=$(ip -n "$HOST" route | grep -E '^10\.77' || true)
 [ -z "$routes" ] || { echo "routes left: $routes"; left=1; }
 res=$(in_host "$BIN/netiface" ipam ls --data-dir "$W/ipam" --json)
 [ "$res" = "[]" ] || { echo "reservations left: $res"; left=1; }
-files=$(find "$W/endpoints" "$W/flannel" "$W/cache" -type f ! -name lock 2>/dev/null || true)
+files=$(find "$W/endpoints" "$W/flannel" "$W/cache" -type f ! -name lock ! -name .lock 2>/dev/null || true)
 [ -z "$files" ] || { echo "files left: $files"; left=1; }
 for p in "${PODS[@]}"; do ip -n "$p" link show eth0 >/dev/null 2>&1 && { echo "eth0 left in $p"; left=1; }; done
 [ $left -eq 0 ] || exit 1
