@@ -1,6 +1,7 @@
 #include "plan.h"
 
-#include <openssl/evp.h>
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 
 #include <algorithm>
 #include <map>
@@ -12,10 +13,13 @@ namespace {
 
 constexpr size_t kMaxNetworkInComment = 48;
 
+// The low-level SHA256_* functions: EVP would pull OpenSSL's provider machinery into every plugin that
+// links nat (megabytes of code and relocations paid at each process start).
 std::string Sha256Hex(std::string_view data, size_t hex_chars) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1) {
+  unsigned char md[SHA256_DIGEST_LENGTH];
+  const unsigned int len = SHA256_DIGEST_LENGTH;
+  SHA256_CTX ctx;
+  if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data.data(), data.size()) != 1 || SHA256_Final(md, &ctx) != 1) {
     throw cni::Error(cni::kNatFailure, "SHA-256 failed");
   }
   static constexpr char kHex[] = "0123456789abcdef";
