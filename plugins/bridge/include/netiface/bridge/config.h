@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "netiface/cni/mac.h"
 #include "netiface/cni/config.h"
 #include "netiface/cni/result.h"
 
@@ -44,8 +45,7 @@ void ValidateForAdd(const Config& c);
 // cni::Error(kInvalidEnv) for malformed CNI_ARGS.
 std::string RequestedMac(const cni::NetConf& conf, std::string_view cni_args);
 
-// "AA-bb:cc..." forms accepted by Go's net.ParseMAC for 6-byte addresses, normalised; nullopt otherwise.
-std::optional<std::string> NormalizeMac(std::string_view s);
+using cni::NormalizeMac;  // netiface/cni/mac.h
 
 // A Linux interface name: 1..15 bytes, not "." or "..", no '/', ':' or whitespace.
 bool IsValidLinkName(std::string_view s);

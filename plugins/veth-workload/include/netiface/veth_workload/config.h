@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "netiface/cni/mac.h"
 #include "netiface/cni/config.h"
 #include "netiface/cni/ip.h"
 #include "netiface/cni/result.h"
@@ -86,8 +87,6 @@ struct AddRequest {
 // Throws cni::Error(kInvalidConfig) naming the key, cni::Error(kInvalidEnv) for CNI_ARGS.
 AddRequest ParseAddRequest(const Config& c, const cni::CmdArgs& args);
 
-// Go's net.ParseMAC 6-byte forms (aa:bb.., aa-bb.., aabb.ccdd.eeff), lower-case colon form; nullopt
-// otherwise.
-std::optional<std::string> NormalizeMac(std::string_view s);
+using cni::NormalizeMac;  // netiface/cni/mac.h
 
 }  // namespace netiface::veth_workload
