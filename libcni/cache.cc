@@ -287,7 +287,8 @@ std::string ResultCache::PathFor(const std::string& network, const std::string& 
 void ResultCache::Write(const CacheEntry& e) const {
   std::string path = PathFor(e.network_name, e.container_id, e.ifname);
   MakeDirs(dir_ + "/results", 0700);
-  WriteFileAtomic(path, EncodeCacheEntry(e), 0600);
+  // Go libcni writes its cache without fsync; atomic against a killed process is what readers need.
+  WriteFileAtomic(path, EncodeCacheEntry(e), 0600, Sync::kProcessCrash);
 }
 
 std::optional<CacheEntry> ResultCache::Read(const std::string& network, const std::string& container_id,

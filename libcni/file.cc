@@ -100,7 +100,7 @@ FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
 }
 
-void WriteFileAtomic(const std::string& path, const std::string& data, int mode) {
+void WriteFileAtomic(const std::string& path, const std::string& data, int mode, Sync sync) {
   std::string dir = DirOf(path);
   std::string tmp;
   int raw = -1;
@@ -114,13 +114,14 @@ void WriteFileAtomic(const std::string& path, const std::string& data, int mode)
   try {
     if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) IoError("cannot chmod", tmp, errno);
     WriteAll(fd.get(), data, tmp);
-    if (::fsync(fd.get()) != 0) IoError("cannot fsync", tmp, errno);
+    if (sync == Sync::kPowerLoss && ::fsync(fd.get()) != 0) IoError("cannot fsync", tmp, errno);
     if (::close(fd.Release()) != 0) IoError("cannot close", tmp, errno);
     if (::rename(tmp.c_str(), path.c_str()) != 0) IoError("cannot rename " + tmp + " to", path, errno);
   } catch (...) {
     ::unlink(tmp.c_str());
     throw;
   }
+  if (sync != Sync::kPowerLoss) return;
   Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dfd.get() < 0) IoError("cannot open folder", dir, errno);
   if (::fsync(dfd.get()) != 0) IoError("cannot fsync folder", dir, errno);

@@ -123,7 +123,10 @@ void EndpointStore::Write(const EndpointRecord& r) const {
   Prepare();
   StoreLock lock(NetworkDir());
   cni::MakeDirs(NetworkDir() + "/" + r.Folder(), 0700);
-  cni::WriteFileAtomic(PathFor(r.Folder(), r.name), RecordToJson(r).dump(2) + "\n", 0600);
+  // Atomic against a killed process, not fsynced: after a power loss the pods are gone with the
+  // namespaces, and DEL/GC treat a missing or unreadable record as already gone.
+  cni::WriteFileAtomic(PathFor(r.Folder(), r.name), RecordToJson(r).dump(2) + "\n", 0600,
+                       cni::Sync::kProcessCrash);
 }
 
 std::optional<EndpointRecord> EndpointStore::Read(const std::string& folder, const std::string& name) const {
