@@ -87,9 +87,92 @@ class SigpipeBlock {
   bool was_pending_ = false;
 };
 
+// A spawned child: our ends of its stdin and stdout pipes, and what is left to write.
+class PosixRunning : public Exec::Running {
+ public:
+  PosixRunning(pid_t pid, Fd in_w, Fd out_r, std::string input, std::string path)
+      : pid_(pid), in_w_(std::move(in_w)), out_r_(std::move(out_r)), input_(std::move(input)), path_(std::move(path)) {
+    // Hand over as much of stdin as the pipe takes now (all of any plugin config), so that the
+    // child can run while the caller does other work.
+    SigpipeBlock block;
+    while (in_w_.get() >= 0 && written_ < input_.size()) {
+      ssize_t w = ::write(in_w_.get(), input_.data() + written_, input_.size() - written_);
+      if (w > 0) {
+        written_ += static_cast<size_t>(w);
+      } else if (w < 0 && errno == EINTR) {
+        continue;
+      } else {
+        if (w < 0 && errno != EAGAIN) in_w_.Close();
+        break;
+      }
+    }
+    if (written_ == input_.size()) in_w_.Close();
+  }
+  ~PosixRunning() override {
+    if (!waited_) {
+      try {
+        Wait();
+      } catch (...) {
+      }
+    }
+  }
+
+  ExecOutput Wait() override {
+    waited_ = true;
+    SigpipeBlock block;
+    ExecOutput out;
+    Pump(out.stdout_data);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0) {
+      if (errno != EINTR) throw Error(kIoFailure, "waiting for " + path_, std::strerror(errno));
+    }
+    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return out;
+  }
+
+ private:
+  // Feeds the rest of stdin and drains stdout at once, so that neither side blocks on a full pipe.
+  void Pump(std::string& output) {
+    char buf[65536];
+    while (out_r_.get() >= 0) {
+      pollfd fds[2];
+      int n = 0;
+      fds[n++] = {out_r_.get(), POLLIN, 0};
+      if (in_w_.get() >= 0) fds[n++] = {in_w_.get(), POLLOUT, 0};
+      if (::poll(fds, static_cast<nfds_t>(n), -1) < 0) {
+        if (errno == EINTR) continue;
+        throw Error(kIoFailure, "poll on plugin pipes", std::strerror(errno));
+      }
+      if (n == 2 && fds[1].revents != 0) {
+        ssize_t w = ::write(in_w_.get(), input_.data() + written_, input_.size() - written_);
+        if (w > 0) written_ += static_cast<size_t>(w);
+        if ((w < 0 && errno != EINTR && errno != EAGAIN) || written_ == input_.size()) in_w_.Close();
+      }
+      if (fds[0].revents != 0) {
+        ssize_t r = ::read(out_r_.get(), buf, sizeof(buf));
+        if (r > 0) {
+          output.append(buf, static_cast<size_t>(r));
+        } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+          out_r_.Close();
+        }
+      }
+    }
+    in_w_.Close();
+  }
+
+  pid_t pid_;
+  Fd in_w_, out_r_;
+  std::string input_;
+  std::string path_;
+  size_t written_ = 0;
+  bool waited_ = false;
+};
+
 class PosixExec : public Exec {
  public:
-  ExecOutput Run(const ExecRequest& req) override {
+  ExecOutput Run(const ExecRequest& req) override { return Start(req)->Wait(); }
+
+  std::unique_ptr<Running> Start(const ExecRequest& req) override {
     auto [in_r, in_w] = Pipe();
     auto [out_r, out_w] = Pipe();
     SigpipeBlock block;
@@ -124,47 +207,18 @@ class PosixExec : public Exec {
     // Only our ends: the child holds other open file descriptions, which stay blocking.
     ::fcntl(in_w.get(), F_SETFL, ::fcntl(in_w.get(), F_GETFL) | O_NONBLOCK);
     ::fcntl(out_r.get(), F_SETFL, ::fcntl(out_r.get(), F_GETFL) | O_NONBLOCK);
-
-    ExecOutput out;
-    Pump(req.stdin_data, in_w, out_r, out.stdout_data);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-      if (errno != EINTR) throw Error(kIoFailure, "waiting for " + req.path, std::strerror(errno));
-    }
-    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return out;
+    return std::make_unique<PosixRunning>(pid, std::move(in_w), std::move(out_r), req.stdin_data, req.path);
   }
+};
+
+// What Exec::Start does for an Exec that only knows Run: the child has already finished.
+class Finished : public Exec::Running {
+ public:
+  explicit Finished(ExecOutput out) : out_(std::move(out)) {}
+  ExecOutput Wait() override { return out_; }
 
  private:
-  // Feeds stdin and drains stdout at once, so that neither side blocks on a full pipe.
-  static void Pump(const std::string& input, Fd& in_w, Fd& out_r, std::string& output) {
-    size_t written = 0;
-    if (input.empty()) in_w.Close();
-    char buf[65536];
-    while (out_r.get() >= 0) {
-      pollfd fds[2];
-      int n = 0;
-      fds[n++] = {out_r.get(), POLLIN, 0};
-      if (in_w.get() >= 0) fds[n++] = {in_w.get(), POLLOUT, 0};
-      if (::poll(fds, static_cast<nfds_t>(n), -1) < 0) {
-        if (errno == EINTR) continue;
-        throw Error(kIoFailure, "poll on plugin pipes", std::strerror(errno));
-      }
-      if (n == 2 && fds[1].revents != 0) {
-        ssize_t w = ::write(in_w.get(), input.data() + written, input.size() - written);
-        if (w > 0) written += static_cast<size_t>(w);
-        if ((w < 0 && errno != EINTR && errno != EAGAIN) || written == input.size()) in_w.Close();
-      }
-      if (fds[0].revents != 0) {
-        ssize_t r = ::read(out_r.get(), buf, sizeof(buf));
-        if (r > 0) {
-          output.append(buf, static_cast<size_t>(r));
-        } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-          out_r.Close();
-        }
-      }
-    }
-  }
+  ExecOutput out_;
 };
 
 std::string BaseName(const std::string& path) {
@@ -237,9 +291,13 @@ std::string FindPlugin(std::string_view type, std::string_view cni_path) {
   throw Error(kInvalidConfig, "failed to find plugin \"" + name + "\" in path [" + dirs + "]");
 }
 
-json ExecPlugin(Exec& exec, const ExecRequest& req) {
-  ExecOutput out = exec.Run(req);
-  std::string name = BaseName(req.path);
+std::unique_ptr<Exec::Running> Exec::Start(const ExecRequest& req) { return std::make_unique<Finished>(Run(req)); }
+
+namespace {
+
+// A plugin's output as the spec reads it: its result (null when empty), or its error thrown.
+json Interpret(const ExecOutput& out, const std::string& path) {
+  std::string name = BaseName(path);
   json j = json::parse(out.stdout_data, nullptr, /*allow_exceptions=*/false);
   bool blank = out.stdout_data.find_first_not_of(" \t\r\n") == std::string::npos;
   if (out.exit_code != 0) {
@@ -255,6 +313,16 @@ json ExecPlugin(Exec& exec, const ExecRequest& req) {
   return j;
 }
 
+void CheckDelegable(const std::string& command) {
+  if (command != "DEL" && command != "CHECK" && command != "STATUS" && command != "GC") {
+    throw Error(kInternal, "cannot delegate command \"" + command + "\"");
+  }
+}
+
+}  // namespace
+
+json ExecPlugin(Exec& exec, const ExecRequest& req) { return Interpret(exec.Run(req), req.path); }
+
 Result DelegateAdd(const std::string& type, const json& conf, const CmdArgs& args, Exec& exec) {
   ExecRequest req = DelegateRequest("ADD", type, conf, args);
   log::Debug("delegating ADD to {}", req.path);
@@ -269,12 +337,36 @@ Result DelegateAdd(const std::string& type, const json& conf, const CmdArgs& arg
 
 void Delegate(const std::string& command, const std::string& type, const json& conf, const CmdArgs& args,
               Exec& exec) {
-  if (command != "DEL" && command != "CHECK" && command != "STATUS" && command != "GC") {
-    throw Error(kInternal, "cannot delegate command \"" + command + "\"");
-  }
+  CheckDelegable(command);
   ExecRequest req = DelegateRequest(command, type, conf, args);
   log::Debug("delegating {} to {}", command, req.path);
   ExecPlugin(exec, req);
+}
+
+PendingDelegate::PendingDelegate(std::unique_ptr<Exec::Running> running, std::string path)
+    : running_(std::move(running)), path_(std::move(path)) {}
+
+PendingDelegate::~PendingDelegate() {
+  if (!running_) return;
+  try {
+    Wait();
+  } catch (const std::exception& e) {
+    log::Error("{}: {}", path_, e.what());
+  }
+}
+
+void PendingDelegate::Wait() {
+  if (!running_) return;
+  auto running = std::move(running_);
+  Interpret(running->Wait(), path_);
+}
+
+PendingDelegate StartDelegate(const std::string& command, const std::string& type, const json& conf,
+                              const CmdArgs& args, Exec& exec) {
+  CheckDelegable(command);
+  ExecRequest req = DelegateRequest(command, type, conf, args);
+  log::Debug("starting {} of {}", command, req.path);
+  return PendingDelegate(exec.Start(req), req.path);
 }
 
 }  // namespace netiface::cni

@@ -1,4 +1,5 @@
 // DEL, STATUS, GC and the verb table.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ class Failures {
 void Del(const cni::CmdArgs& args) {
   const Config c = ParseConfig(args.conf);
   Failures failures;
+  // IPAM releases while the kernel spends ~20 ms unregistering the deleted veth.
+  std::optional<cni::PendingDelegate> ipam_del;
+  if (!c.ipam_type.empty()) {
+    failures.Try("IPAM DEL", [&] { ipam_del.emplace(cni::StartDelegate("DEL", c.ipam_type, args.conf.raw, args)); });
+  }
   if (!args.netns.empty()) {
     failures.Try("deleting the container interface", [&] {
       auto ns = nl::NetNs::Open(args.netns);
@@ -63,9 +69,7 @@ void Del(const cni::CmdArgs& args) {
       nl::DeleteLink(ctr, args.ifname);  // false: already gone
     });
   }
-  if (!c.ipam_type.empty()) {
-    failures.Try("IPAM DEL", [&] { cni::Delegate("DEL", c.ipam_type, args.conf.raw, args); });
-  }
+  if (ipam_del) failures.Try("IPAM DEL", [&] { ipam_del->Wait(); });
   if (c.ip_masq) {
     failures.Try("masquerade teardown", [&] { nat::Remove({c.network, args.container_id, args.ifname}); });
   }

@@ -27,11 +27,15 @@ void Del(const cni::CmdArgs& args, Ops& ops) {
   // replaces it, and then the host veth of that name is not ours).
   const bool owned = record && ours(*record);
 
+  // IPAM releases while the kernel spends ~20 ms unregistering the deleted veth (the reference ptp
+  // releases first, too).
+  std::function<void()> wait_ipam;
+  errors.Run("IPAM DEL", [&] { wait_ipam = ops.StartIpamDel(); });
   errors.Run("delete interface", [&] {
     bool deleted = !args.netns.empty() && ops.DeleteContainerLink(args.ifname);
     if (!deleted && owned) ops.DeleteHostVeth(record->host_veth);
   });
-  errors.Run("IPAM DEL", [&] { ops.IpamDel(); });
+  if (wait_ipam) errors.Run("IPAM DEL", [&] { wait_ipam(); });
   if (c.ip_masq || c.feature_floating_ips || (owned && record->HasNat())) {
     errors.Run("remove NAT rules", [&] { ops.NatRemove({c.network, args.container_id, args.ifname}); });
   }

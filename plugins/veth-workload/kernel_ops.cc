@@ -1,3 +1,5 @@
+#include <memory>
+
 #include "netiface/veth_workload/kernel_ops.h"
 
 #include <linux/if_addr.h>
@@ -49,6 +51,10 @@ KernelOps::KernelOps(const cni::CmdArgs& args)
 
 cni::Result KernelOps::IpamAdd() { return cni::DelegateAdd(ipam_type_, args_.conf.raw, args_); }
 void KernelOps::IpamDel() { cni::Delegate("DEL", ipam_type_, args_.conf.raw, args_); }
+std::function<void()> KernelOps::StartIpamDel() {
+  auto pending = std::make_shared<cni::PendingDelegate>(cni::StartDelegate("DEL", ipam_type_, args_.conf.raw, args_));
+  return [pending] { pending->Wait(); };
+}
 void KernelOps::IpamCheck() { cni::Delegate("CHECK", ipam_type_, args_.conf.raw, args_); }
 void KernelOps::IpamStatus() { cni::Delegate("STATUS", ipam_type_, args_.conf.raw, args_); }
 void KernelOps::IpamGc() { cni::Delegate("GC", ipam_type_, args_.conf.raw, args_); }

@@ -153,7 +153,7 @@ TEST_F(VerbsTest, DelUndoesAdd) {
   Add(MakeArgs(MasqConf(), test::kPodArgs), ops_);
   ops_.calls.clear();
   Del(MakeArgs(MasqConf(), test::kPodArgs, "DEL"), ops_);
-  EXPECT_EQ(ops_.calls, (std::vector<std::string>{"ReadRecord", "DeleteContainerLink", "IpamDel", "NatRemove",
+  EXPECT_EQ(ops_.calls, (std::vector<std::string>{"ReadRecord", "IpamDel", "DeleteContainerLink", "NatRemove",
                                                   "RemoveRecord"}));
   ops_.calls.clear();
   ExpectClean();

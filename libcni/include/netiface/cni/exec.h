@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,16 @@ class Exec {
   virtual ~Exec() = default;
   // Throws Error(kIoFailure) when the child cannot be started.
   virtual ExecOutput Run(const ExecRequest& req) = 0;
+
+  // A child started by Start(). Wait() returns its output once it has exited.
+  class Running {
+   public:
+    virtual ~Running() = default;
+    virtual ExecOutput Wait() = 0;
+  };
+  // Starts the child, hands it its stdin and returns while it runs. The default runs it to completion
+  // here (test doubles need not override it).
+  virtual std::unique_ptr<Running> Start(const ExecRequest& req);
 };
 Exec& DefaultExec();  // fork/exec (vfork-style posix_spawn), waits for the child
 
@@ -49,5 +60,24 @@ Result DelegateAdd(const std::string& type, const nlohmann::json& conf, const Cm
                    Exec& exec = DefaultExec());
 void Delegate(const std::string& command, const std::string& type, const nlohmann::json& conf,
               const CmdArgs& args, Exec& exec = DefaultExec());
+
+// A delegated call running in the background, so that a verb can overlap it with other work (DEL
+// releases the IPAM reservation while the kernel waits ~20 ms to unregister a deleted veth).
+class PendingDelegate {
+ public:
+  PendingDelegate(std::unique_ptr<Exec::Running> running, std::string path);
+  PendingDelegate(PendingDelegate&&) noexcept = default;
+  PendingDelegate& operator=(PendingDelegate&&) = delete;
+  ~PendingDelegate();  // waits for the child if Wait() was not called (its errors are logged)
+  // Waits for the child; throws its error as Delegate() would.
+  void Wait();
+
+ private:
+  std::unique_ptr<Exec::Running> running_;
+  std::string path_;
+};
+// Starts `command` (DEL, CHECK, STATUS, GC) like Delegate() and returns at once.
+PendingDelegate StartDelegate(const std::string& command, const std::string& type, const nlohmann::json& conf,
+                              const CmdArgs& args, Exec& exec = DefaultExec());
 
 }  // namespace netiface::cni

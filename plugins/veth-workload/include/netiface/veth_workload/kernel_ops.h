@@ -25,6 +25,7 @@ class KernelOps : public Ops {
 
   cni::Result IpamAdd() override;
   void IpamDel() override;
+  std::function<void()> StartIpamDel() override;
   void IpamCheck() override;
   void IpamStatus() override;
   void IpamGc() override;

@@ -3,6 +3,8 @@
 // real one; tests use doubles that record calls or fail at a chosen step.
 #pragma once
 
+#include <functional>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +37,12 @@ class Ops {
   // --- IPAM: the plugin of ipam.type, with this request's config and environment. ---
   virtual cni::Result IpamAdd() = 0;
   virtual void IpamDel() = 0;
+  // Starts IPAM DEL and returns what waits for it (and throws its error), so that DEL can overlap the
+  // release with the kernel's wait for the veth delete. The default runs IpamDel() at once.
+  virtual std::function<void()> StartIpamDel() {
+    IpamDel();
+    return [] {};
+  }
   virtual void IpamCheck() = 0;
   virtual void IpamStatus() = 0;
   virtual void IpamGc() = 0;
