@@ -222,11 +222,14 @@ AddRequest ParseAddRequest(const Config& c, const cni::CmdArgs& args) {
     r.ip_addrs_no_ipam = std::move(nets);
   }
 
-  if (auto floating = StringList(args_cni, "floatingIps", "args.cni.floatingIps")) {
-    if (!c.feature_floating_ips) Invalid("args.cni.floatingIps", "needs featureControl.floatingIps to be enabled");
+  // "floatingIPs" as Calico's annotation spells it; "floatingIps" is accepted too.
+  const char* floating_key = Find(args_cni, "floatingIPs") ? "floatingIPs" : "floatingIps";
+  const std::string floating_path = std::string("args.cni.") + floating_key;
+  if (auto floating = StringList(args_cni, floating_key, floating_path)) {
+    if (!c.feature_floating_ips) Invalid(floating_path, "needs featureControl.floatingIps to be enabled");
     for (const auto& s : *floating) {
       auto a = cni::IpAddr::Parse(s);
-      if (!a) Invalid("args.cni.floatingIps", "contains an invalid address", s);
+      if (!a) Invalid(floating_path, "contains an invalid address", s);
       r.floating_ips.push_back(*a);
     }
   }

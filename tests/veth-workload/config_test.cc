@@ -278,6 +278,17 @@ TEST(AddRequestTest, FloatingIps) {
   ExpectError([&] { ParseAddRequest(Parse(conf), MakeArgs(conf)); }, cni::kInvalidConfig, "floatingIps");
 }
 
+TEST(ConfigTest, FloatingIpsUnderCalicosSpelling) {
+  json conf = BaseConf();
+  conf["featureControl"] = {{"floatingIps", true}};
+  conf["args"] = {{"cni", {{"floatingIPs", {"192.0.2.10"}}}}};
+  AddRequest r = ParseAddRequest(Parse(conf), MakeArgs(conf));
+  ASSERT_EQ(r.floating_ips.size(), 1u);
+  EXPECT_EQ(r.floating_ips[0].ToString(), "192.0.2.10");
+  conf["args"]["cni"]["floatingIPs"] = {"nope"};
+  ExpectError([&] { ParseAddRequest(Parse(conf), MakeArgs(conf)); }, cni::kInvalidConfig, "args.cni.floatingIPs");
+}
+
 TEST(MacTest, Normalize) {
   EXPECT_EQ(NormalizeMac("AA:bb:CC:dd:EE:ff"), "aa:bb:cc:dd:ee:ff");
   EXPECT_EQ(NormalizeMac("aa-bb-cc-dd-ee-ff"), "aa:bb:cc:dd:ee:ff");
