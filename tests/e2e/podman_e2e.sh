@@ -8,12 +8,11 @@
 #                     namespaces: add, check, status, ping, gc, del, with the same assertions.
 # Usage: podman_e2e.sh [podman|netiface|all]      (root; NETIFACE_BIN_DIR = the build's bin folder)
 #
-# Safety: podman attaches containers in the MACHINE'S OWN namespace (unavoidable with podman). Hence:
-# ipMasq false everywhere, no isGateway (our bridge, like the reference, would set the global
-# ip_forward), unique bridge names, veth prefix and private subnets checked to be unused, IPAM routes
-# only to the pod subnet (no default route), and a trap that removes containers, our bridges, any link
-# with our prefix and our entries in podman's global CNI cache, also when the test fails. No global
-# sysctl is touched. The netiface phase touches only namespaces it creates.
+# Safety: both phases run the plugins in a throw-away "host" namespace (podman itself is started under
+# nsenter --net, so the host side of every container lives there, not in this machine's namespace).
+# ipMasq false everywhere, private subnets checked to be unused, IPAM routes only to the pod subnet (no
+# default route); traps remove containers, namespaces and our entries in podman's global CNI cache, also
+# when the test fails. No sysctl, route or link of this machine is touched.
 set -euo pipefail
 
 PHASE=${1:-all}
@@ -24,7 +23,7 @@ W=$(mktemp -d /tmp/netiface-e2e.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 NET_VW=nie2e-vw-$T NET_FL=nie2e-fl-$T NET_BR=nie2e-br-$T
 BR_FL=nie2ef$T BR_BR=nie2eb$T VPFX=nv$T
-H=nie2e-h-$T P1=nie2e-a-$T P2=nie2e-b-$T
+H=nie2e-h-$T HP=nie2e-ph-$T P1=nie2e-a-$T P2=nie2e-b-$T
 failures=0
 
 log() { echo "== $*"; }
@@ -106,13 +105,25 @@ assert_released() {
 
 in_subnet() { case $1 in "$2".*) return 0;; *) return 1;; esac; }
 
+# make_node NS: a throw-away "host" namespace that looks like a node: lo up and an uplink with a default
+# route (veth-workload's gateway 169.254.1.1 is answered by proxy ARP only when the host routes that
+# address through another interface).
+make_node() {
+  local hx="ip netns exec $1"
+  ip netns add "$1"
+  $hx ip link set lo up
+  $hx ip link add up0 type veth peer name up1
+  $hx ip addr add 192.0.2.1/24 dev up0
+  $hx ip link set up0 up
+  $hx ip link set up1 up
+  $hx ip route add default via 192.0.2.2 dev up0
+}
+
 # --- phase podman --------------------------------------------------------------------------------
 podman_cleanup() {
   set +e
   "${P[@]}" rm -af -t 0 >/dev/null 2>&1
-  ip link del "$BR_FL" 2>/dev/null
-  ip link del "$BR_BR" 2>/dev/null
-  for l in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep "^$VPFX"); do ip link del "$l"; done
+  ip netns del "$HP" 2>/dev/null   # its bridges, veths and routes go with it
   rm -f /var/lib/cni/results/"$NET_VW"-* /var/lib/cni/results/"$NET_FL"-* /var/lib/cni/results/"$NET_BR"-*
 }
 
@@ -148,8 +159,9 @@ runtime = "runc"
 tmp_dir = "$W/libpod-tmp"
 EOF
   export CONTAINERS_CONF="$W/containers.conf"
-  P=(podman --root "$W/storage" --runroot "$W/runroot" --storage-driver vfs)
   trap 'podman_cleanup; rm -rf "$W"' EXIT
+  make_node "$HP"
+  P=(nsenter "--net=/run/netns/$HP" -- podman --root "$W/storage" --runroot "$W/runroot" --storage-driver vfs)
 
   local net driver a b ipa ipb
   for net in "$NET_VW" "$NET_FL" "$NET_BR"; do
@@ -173,11 +185,11 @@ EOF
     "${P[@]}" exec "$b" ping -c 2 -W 2 "$ipa" >/dev/null || fail "$net: $b cannot ping $a"
     [ -f "$W/ipam/$net/$ipa" ] && [ -f "$W/ipam/$net/$ipb" ] || fail "$net: no reservation files for $ipa $ipb"
     if [ "$net" = "$NET_VW" ]; then
-      ip -4 route show "$ipa" | grep -q "dev $VPFX" || fail "$net: no host route to $ipa"
+      ip -n "$HP" -4 route show "$ipa" | grep -q "dev $VPFX" || fail "$net: no host route to $ipa"
     fi
     "${P[@]}" stop -t 0 "$a" "$b" >/dev/null
     "${P[@]}" rm "$a" "$b" >/dev/null
-    assert_released "$net" ""
+    assert_released "$net" "ip netns exec $HP"
     if ls /var/lib/cni/results/"$net"-* >/dev/null 2>&1; then fail "$net: podman's cache entries left"; fi
   done
 }
@@ -190,18 +202,10 @@ netiface_cleanup() {
 
 phase_netiface() {
   trap 'netiface_cleanup; rm -rf "$W"' EXIT
-  ip netns add "$H"
+  make_node "$H"
   ip netns add "$P1"
   ip netns add "$P2"
   local hx="ip netns exec $H"
-  $hx ip link set lo up
-  # The fake node's uplink: veth-workload's gateway 169.254.1.1 is answered by proxy ARP only when the
-  # host routes that address through another interface (normally its default route).
-  $hx ip link add up0 type veth peer name up1
-  $hx ip addr add 192.0.2.1/24 dev up0
-  $hx ip link set up0 up
-  $hx ip link set up1 up
-  $hx ip route add default via 192.0.2.2 dev up0
   local net ipa ipb out p
   for net in "$NET_VW" "$NET_FL" "$NET_BR"; do
     log "netiface: $net"
