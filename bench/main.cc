@@ -30,6 +30,14 @@ struct Options {
   bool quick = false;
 };
 
+// Lets the machine settle between scenarios: flushes dirty pages (the scale scenario writes and deletes
+// 60,000 files) and gives the kernel time to tear down the namespaces the last scenario deleted, which it
+// does in the background. Without it the next scenario pays for the previous one.
+void Settle() {
+  ::sync();
+  ::sleep(2);
+}
+
 std::string F(double v) { return fmt::format("{:.2f}", v); }
 std::string Ratio(double ours, double ref) { return ref > 0 ? fmt::format("{:.2f}", ours / ref) : "–"; }
 
@@ -140,6 +148,7 @@ int main(int argc, char** argv) {
   };
   std::map<std::string, SeqReport> seq;
   for (auto& p : pairs) {
+    Settle();
     std::cerr << "== " << p.config << "\n";
     seq[p.ours.label] = RunSequential(p.ours, n, n_check, p.netns);
     seq[p.ref.label] = RunSequential(p.ref, n, n_check, p.netns);
@@ -154,6 +163,7 @@ int main(int argc, char** argv) {
           << ' ' << F(seq[p.ours.label].del.median) << ' ' << F(seq[p.ref.label].del.median) << "\n";
   }
   {
+    Settle();
     std::cerr << "== flannel\n";
     Setup fl{"fl-ours", o.bin + "/flannel", o.bin, flannel, work + "/fl-ours"};
     seq["fl-ours"] = RunSequential(fl, n, n_check, true);
@@ -191,6 +201,7 @@ int main(int argc, char** argv) {
   const int workers = 4, cycles = o.quick ? 5 : 50;
   md << "\n## 3. Parallel: " << workers << " workers × " << cycles << " (ADD+DEL), bridge + host-local, shared bridge and dataDir\n\n"
      << "| impl | ADD median / p95 | DEL median / p95 | throughput (ADD+DEL)/s | fails |\n|---|---|---|---|---|\n";
+  Settle();
   ParReport par_ours = RunParallel(pairs[2].ours, workers, cycles), par_ref = RunParallel(pairs[2].ref, workers, cycles);
   for (auto& [impl, r] : {std::pair{"netiface", par_ours}, std::pair{"reference", par_ref}})
     md << fmt::format("| {} | {} / {} | {} / {} | {:.1f} | {} |\n", impl, F(r.add.median), F(r.add.p95),
@@ -199,8 +210,10 @@ int main(int argc, char** argv) {
                     Ratio(par_ours.del.median, par_ref.del.median),
                     par_ref.ops_per_s > 0 ? par_ours.ops_per_s / par_ref.ops_per_s : 0);
 
-  // 4. host-local scale.
-  md << "\n## 4. host-local cost vs pool size (/16, K existing reservations in the reference's format, then "
+  // 4. host-local scale: last of the process scenarios, because creating and deleting 60,000 files
+  // keeps the file system's journal busy for a while after it.
+  std::ostringstream scale_md;
+  scale_md << "\n## 4. host-local cost vs pool size (/16, K existing reservations in the reference's format, then "
      << scale_n << " ADD, " << scale_n << " DEL, " << scale_n << " DEL of unknown IDs)\n\n"
      << "| K | netiface ADD | reference ADD | netiface DEL | reference DEL | netiface DEL unknown | reference DEL unknown | fails ours/ref |\n"
         "|---|---|---|---|---|---|---|---|\n";
@@ -209,13 +222,14 @@ int main(int argc, char** argv) {
   std::vector<int> ks = o.quick ? std::vector<int>{0, 1000} : std::vector<int>{0, 1000, 10000, 30000};
   double ours_add0 = 0, ours_del0 = 0, ours_add_max = 0, ours_del_max = 0;
   for (int k : ks) {
+    Settle();
     std::cerr << "== host-local scale K=" << k << "\n";
     json co = scale_conf, cr = scale_conf;
     co["ipam"] = HostLocal("10.247.0.0/16", work + "/sc-ours");
     cr["ipam"] = HostLocal("10.247.0.0/16", work + "/sc-ref");
     ScaleReport a = RunHostLocalScale({"sc-ours", o.bin + "/host-local", o.bin, co, work + "/sc-ours"}, k, scale_n);
     ScaleReport b = RunHostLocalScale({"sc-ref", o.ref + "/host-local", o.ref, cr, work + "/sc-ref"}, k, scale_n);
-    md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} / {} |\n", k, F(a.add.median), F(b.add.median),
+    scale_md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} / {} |\n", k, F(a.add.median), F(b.add.median),
                       F(a.del.median), F(b.del.median), F(a.del_unknown.median), F(b.del_unknown.median), a.fails,
                       b.fails);
     scale_dat << k << ' ' << F(a.add.median) << ' ' << F(b.add.median) << ' ' << F(a.del.median) << ' '
@@ -224,7 +238,10 @@ int main(int argc, char** argv) {
     ours_add_max = a.add.median; ours_del_max = a.del.median;
   }
 
+  md << scale_md.str();
+
   // 5. Kernel floor.
+  Settle();
   std::cerr << "== kernel floor\n";
   FloorReport routed = RunRoutedFloor(n), bridged = RunBridgeFloor(n);
   md << "\n## 5. Kernel floor (the same netlink work in one process: no exec, no JSON, no IPAM; N=" << n << ")\n\n"
