@@ -324,15 +324,7 @@ void CheckDelegable(const std::string& command) {
 json ExecPlugin(Exec& exec, const ExecRequest& req) { return Interpret(exec.Run(req), req.path); }
 
 Result DelegateAdd(const std::string& type, const json& conf, const CmdArgs& args, Exec& exec) {
-  ExecRequest req = DelegateRequest("ADD", type, conf, args);
-  log::Debug("delegating ADD to {}", req.path);
-  json out = ExecPlugin(exec, req);
-  if (out.is_null()) throw Error(kDelegateFailed, "plugin " + type + " printed no result");
-  std::string version = "0.1.0";
-  if (auto it = conf.find("cniVersion"); it != conf.end() && it->is_string() && !it->get<std::string>().empty()) {
-    version = it->get<std::string>();
-  }
-  return ParseResult(out, version);
+  return StartDelegateAdd(type, conf, args, exec).Wait();
 }
 
 void Delegate(const std::string& command, const std::string& type, const json& conf, const CmdArgs& args,
@@ -355,10 +347,10 @@ PendingDelegate::~PendingDelegate() {
   }
 }
 
-void PendingDelegate::Wait() {
-  if (!running_) return;
+json PendingDelegate::Wait() {
+  if (!running_) return nullptr;
   auto running = std::move(running_);
-  Interpret(running->Wait(), path_);
+  return Interpret(running->Wait(), path_);
 }
 
 PendingDelegate StartDelegate(const std::string& command, const std::string& type, const json& conf,
@@ -367,6 +359,37 @@ PendingDelegate StartDelegate(const std::string& command, const std::string& typ
   ExecRequest req = DelegateRequest(command, type, conf, args);
   log::Debug("starting {} of {}", command, req.path);
   return PendingDelegate(exec.Start(req), req.path);
+}
+
+PendingAdd::PendingAdd(PendingDelegate pending, std::string type, std::string version)
+    : pending_(std::move(pending)), type_(std::move(type)), version_(std::move(version)) {}
+
+Result PendingAdd::Wait() {
+  if (waited_) throw Error(kInternal, "the result of " + type_ + " was already taken");
+  waited_ = true;
+  json out = pending_.Wait();
+  if (out.is_null()) throw Error(kDelegateFailed, "plugin " + type_ + " printed no result");
+  return ParseResult(out, version_);
+}
+
+void PendingAdd::Finish() noexcept {
+  if (waited_) return;
+  waited_ = true;
+  try {
+    pending_.Wait();
+  } catch (const std::exception& e) {
+    log::Debug("{} ADD failed before its rollback: {}", type_, e.what());
+  }
+}
+
+PendingAdd StartDelegateAdd(const std::string& type, const json& conf, const CmdArgs& args, Exec& exec) {
+  ExecRequest req = DelegateRequest("ADD", type, conf, args);
+  log::Debug("starting ADD of {}", req.path);
+  std::string version = "0.1.0";
+  if (auto it = conf.find("cniVersion"); it != conf.end() && it->is_string() && !it->get<std::string>().empty()) {
+    version = it->get<std::string>();
+  }
+  return PendingAdd(PendingDelegate(exec.Start(req), req.path), type, std::move(version));
 }
 
 }  // namespace netiface::cni

@@ -1,3 +1,6 @@
+#include <functional>
+#include <utility>
+
 #include "netiface/cni/error.h"
 #include "netiface/cni/log.h"
 #include "netiface/veth_workload/naming.h"
@@ -13,24 +16,39 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
   AddRequest req = ParseAddRequest(c, args);
   ops.Prepare(id.ifname);
 
+  // IPAM ADD runs in its own process while this one creates the pair: the allocation and the veth
+  // creation are the two slowest steps and need nothing from each other.
+  std::function<cni::Result()> ipam_pending;  // outlives `undo`, whose IPAM undo finishes it
   // Undos capture what they need by value: they run after the locals below are gone.
   UndoStack undo;
-  // 2. Addresses: IPAM, unless the request bypasses it. A failed delegated ADD is DELeted too.
-  cni::Result ipam;
-  if (req.ip_addrs_no_ipam) {
-    ipam = NoIpamResult(*req.ip_addrs_no_ipam);
-  } else {
-    undo.Push("IPAM DEL", [&ops] { ops.IpamDel(); });
-    ipam = ops.IpamAdd();
+  // 2. Addresses: IPAM, unless the request bypasses it. A failed delegated ADD is DELeted too, after it
+  // has finished: a DEL racing its ADD could release before the allocation and leak it.
+  if (!req.ip_addrs_no_ipam) {
+    undo.Push("IPAM DEL", [&ops, &ipam_pending] {
+      if (ipam_pending) {
+        try {
+          ipam_pending();
+        } catch (const std::exception&) {
+          // its failure is not this rollback's business; the DEL below is
+        }
+      }
+      ops.IpamDel();
+    });
+    ipam_pending = ops.StartIpamAdd();
   }
-  const Plan plan = MakePlan(c, id, req, ipam, args.netns);
+  Plan plan = MakeLinkPlan(c, id, req, args.netns);
 
   // 3. A host veth of the same name is a leftover of an earlier sandbox of this workload.
   if (ops.DeleteHostVeth(plan.host_veth)) log::Info("veth-workload: deleted stale host veth {}", plan.host_veth);
 
-  // 4-6. The pair (deleting the host end removes both ends, their addresses, routes and sysctls).
+  // 4. The pair (deleting the host end removes both ends, their addresses, routes and sysctls).
   undo.Push("delete veth " + plan.host_veth, [&ops, veth = plan.host_veth] { ops.DeleteHostVeth(veth); });
   const std::string container_mac = ops.CreateVeth(plan);
+
+  // 5-6. Everything that follows from the addresses.
+  const cni::Result ipam =
+      req.ip_addrs_no_ipam ? NoIpamResult(*req.ip_addrs_no_ipam) : std::exchange(ipam_pending, nullptr)();
+  PlanAddresses(plan, c, req, ipam);
   ops.ConfigureContainer(plan);
   ops.ConfigureHost(plan);
 

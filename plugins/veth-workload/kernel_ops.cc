@@ -50,6 +50,10 @@ KernelOps::KernelOps(const cni::CmdArgs& args)
 // --- IPAM ---
 
 cni::Result KernelOps::IpamAdd() { return cni::DelegateAdd(ipam_type_, args_.conf.raw, args_); }
+std::function<cni::Result()> KernelOps::StartIpamAdd() {
+  auto pending = std::make_shared<cni::PendingAdd>(cni::StartDelegateAdd(ipam_type_, args_.conf.raw, args_));
+  return [pending] { return pending->Wait(); };
+}
 void KernelOps::IpamDel() { cni::Delegate("DEL", ipam_type_, args_.conf.raw, args_); }
 std::function<void()> KernelOps::StartIpamDel() {
   auto pending = std::make_shared<cni::PendingDelegate>(cni::StartDelegate("DEL", ipam_type_, args_.conf.raw, args_));

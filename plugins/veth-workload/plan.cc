@@ -64,6 +64,12 @@ cni::Result NoIpamResult(const std::vector<cni::IpNet>& addrs) {
 
 Plan MakePlan(const Config& c, const Identity& id, const AddRequest& req, const cni::Result& ipam,
               const std::string& netns) {
+  Plan p = MakeLinkPlan(c, id, req, netns);
+  PlanAddresses(p, c, req, ipam);
+  return p;
+}
+
+Plan MakeLinkPlan(const Config& c, const Identity& id, const AddRequest& req, const std::string& netns) {
   Plan p;
   p.id = id;
   p.network = c.network;
@@ -73,7 +79,11 @@ Plan MakePlan(const Config& c, const Identity& id, const AddRequest& req, const 
   p.requested_mac = req.mac;
   p.mtu = c.mtu;
   p.num_queues = c.num_queues;
+  return p;
+}
 
+void PlanAddresses(Plan& p, const Config& c, const AddRequest& req, const cni::Result& ipam) {
+  const Identity& id = p.id;
   for (const auto& ip : ipam.ips) {
     cni::IpNet host = cni::IpNet::Host(ip.address.addr());
     if (std::find(p.addresses.begin(), p.addresses.end(), host) != p.addresses.end()) continue;
@@ -125,7 +135,6 @@ Plan MakePlan(const Config& c, const Identity& id, const AddRequest& req, const 
   }
   p.nat = !p.nat_spec.masquerade.empty() || !p.nat_spec.floating_ips.empty();
   p.dns = c.dns ? *c.dns : ipam.dns;
-  return p;
 }
 
 cni::Result BuildResult(const Plan& p, const std::string& container_mac) {

@@ -50,6 +50,16 @@ class FakeOps : public Ops {
     Step("IpamAdd", [&] { ip_reserved = true; });
     return ipam_result;
   }
+  // Like the real one, the allocation lands when the background ADD finishes, which the waiter
+  // stands for: an IpamDel() before it would leave the address reserved.
+  std::function<cni::Result()> StartIpamAdd() override {
+    Step("IpamAdd", [] {});
+    return [this] {
+      calls.push_back("IpamAddWait");
+      ip_reserved = true;
+      return ipam_result;
+    };
+  }
   void IpamDel() override { Step("IpamDel", [&] { ip_reserved = false; }); }
   void IpamCheck() override { Step("IpamCheck", [] {}); }
   void IpamStatus() override { Step("IpamStatus", [] {}); }

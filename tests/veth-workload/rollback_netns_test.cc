@@ -19,6 +19,11 @@ class FaultyOps : public Ops {
       : real_(args), fail_at_(std::move(fail_at)), after_(after) {}
 
   cni::Result IpamAdd() override { return Step("IpamAdd", [&] { return real_.IpamAdd(); }); }
+  // The real background start. Failing "after" it leaves host-local running while the rollback
+  // starts, and so do failures of the steps that overlap it (DeleteHostVeth, CreateVeth).
+  std::function<cni::Result()> StartIpamAdd() override {
+    return Step("IpamAdd", [&] { return real_.StartIpamAdd(); });
+  }
   void IpamDel() override { Step("IpamDel", [&] { real_.IpamDel(); }); }
   void IpamCheck() override { Step("IpamCheck", [&] { real_.IpamCheck(); }); }
   void IpamStatus() override { Step("IpamStatus", [&] { real_.IpamStatus(); }); }

@@ -59,7 +59,8 @@ class VerbsTest : public ::testing::Test {
 
 TEST_F(VerbsTest, AddOrderAndResult) {
   cni::Result r = Add(MakeArgs(MasqConf(), test::kPodArgs), ops_);
-  EXPECT_EQ(ops_.calls, (std::vector<std::string>{"Prepare", "IpamAdd", "DeleteHostVeth", "CreateVeth",
+  // IPAM runs in the background while the pair is created.
+  EXPECT_EQ(ops_.calls, (std::vector<std::string>{"Prepare", "IpamAdd", "DeleteHostVeth", "CreateVeth", "IpamAddWait",
                                                   "ConfigureContainer", "ConfigureHost", "NatApply", "WriteRecord"}));
   EXPECT_TRUE(ops_.ip_reserved);
   EXPECT_EQ(ops_.links.at(kVeth), "eth0");
@@ -107,6 +108,9 @@ TEST_F(VerbsTest, RollbackAtEveryStep) {
       EXPECT_NE(std::string(e.what()).find(step), std::string::npos) << e.what();
       ExpectClean();
       EXPECT_EQ(ops_.Count("IpamDel"), 1);  // a failed delegated ADD is DELeted too
+      // ... after it finished, also when the failure came while it was running.
+      EXPECT_EQ(ops_.calls.back(), "IpamDel") << ::testing::PrintToString(ops_.calls);
+      EXPECT_EQ(ops_.Count("IpamAddWait"), step == "IpamAdd" ? 0 : 1);
     }
   }
 }
@@ -146,7 +150,8 @@ TEST_F(VerbsTest, AddFailsWhenIpamGivesNoAddress) {
   ops_.ipam_result = cni::Result{};
   EXPECT_EQ(Throws([&] { Add(MakeArgs(BaseConf(), test::kPodArgs), ops_); }).code(), cni::kInvalidConfig);
   EXPECT_EQ(ops_.Count("IpamDel"), 1);
-  EXPECT_EQ(ops_.Count("CreateVeth"), 0);
+  // The pair was created while IPAM ran; the rollback removed it.
+  EXPECT_TRUE(ops_.links.empty());
 }
 
 TEST_F(VerbsTest, DelUndoesAdd) {

@@ -61,16 +61,18 @@ Result DelegateAdd(const std::string& type, const nlohmann::json& conf, const Cm
 void Delegate(const std::string& command, const std::string& type, const nlohmann::json& conf,
               const CmdArgs& args, Exec& exec = DefaultExec());
 
-// A delegated call running in the background, so that a verb can overlap it with other work (DEL
-// releases the IPAM reservation while the kernel waits ~20 ms to unregister a deleted veth).
+// A delegated call running in the background, so that a verb can overlap it with other work (ADD
+// creates links while IPAM allocates; DEL releases the reservation while the kernel waits ~20 ms to
+// unregister a deleted veth).
 class PendingDelegate {
  public:
   PendingDelegate(std::unique_ptr<Exec::Running> running, std::string path);
   PendingDelegate(PendingDelegate&&) noexcept = default;
   PendingDelegate& operator=(PendingDelegate&&) = delete;
   ~PendingDelegate();  // waits for the child if Wait() was not called (its errors are logged)
-  // Waits for the child; throws its error as Delegate() would.
-  void Wait();
+  // Waits for the child; returns its stdout as JSON (null when empty) or throws its error as
+  // Delegate() would. Once: later calls return null.
+  nlohmann::json Wait();
 
  private:
   std::unique_ptr<Exec::Running> running_;
@@ -79,5 +81,24 @@ class PendingDelegate {
 // Starts `command` (DEL, CHECK, STATUS, GC) like Delegate() and returns at once.
 PendingDelegate StartDelegate(const std::string& command, const std::string& type, const nlohmann::json& conf,
                               const CmdArgs& args, Exec& exec = DefaultExec());
+
+// A delegated ADD running in the background.
+class PendingAdd {
+ public:
+  PendingAdd(PendingDelegate pending, std::string type, std::string version);
+  // Waits for the child; returns its result parsed at the version of the delegated config, or throws
+  // its error as DelegateAdd() would. Once.
+  Result Wait();
+  // Waits for the child if Wait() was not called, ignoring its outcome: what a rollback does before it
+  // delegates DEL, so that the DEL never races the ADD it undoes.
+  void Finish() noexcept;
+
+ private:
+  PendingDelegate pending_;
+  std::string type_, version_;
+  bool waited_ = false;
+};
+PendingAdd StartDelegateAdd(const std::string& type, const nlohmann::json& conf, const CmdArgs& args,
+                            Exec& exec = DefaultExec());
 
 }  // namespace netiface::cni

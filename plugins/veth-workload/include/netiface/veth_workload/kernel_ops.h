@@ -24,6 +24,7 @@ class KernelOps : public Ops {
   explicit KernelOps(const cni::CmdArgs& args);
 
   cni::Result IpamAdd() override;
+  std::function<cni::Result()> StartIpamAdd() override;
   void IpamDel() override;
   std::function<void()> StartIpamDel() override;
   void IpamCheck() override;

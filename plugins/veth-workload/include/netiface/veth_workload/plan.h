@@ -69,8 +69,14 @@ std::vector<Sysctl> HostSysctls(const std::string& veth, bool has_v4, bool has_v
 // The IPAM result for args.cni.ipAddrsNoIpam: the addresses alone.
 cni::Result NoIpamResult(const std::vector<cni::IpNet>& addrs);
 
-// Throws cni::Error(kInvalidConfig) when the IPAM result has no address, the MTU is below 1280 with
-// IPv6, or a floating IP has no pod address of its family.
+// A plan in two steps, so that ADD can create the pair while IPAM allocates:
+// the link part (names, MTU, queues, MAC), which needs no address;
+Plan MakeLinkPlan(const Config& c, const Identity& id, const AddRequest& req, const std::string& netns);
+// then everything that follows from the addresses. Throws cni::Error(kInvalidConfig) when the IPAM
+// result has no address, the MTU is below 1280 with IPv6, or a floating IP has no pod address of its
+// family.
+void PlanAddresses(Plan& p, const Config& c, const AddRequest& req, const cni::Result& ipam);
+// Both steps.
 Plan MakePlan(const Config& c, const Identity& id, const AddRequest& req, const cni::Result& ipam,
               const std::string& netns);
 
