@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "netiface/bridge/bridge.h"
@@ -182,6 +183,19 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
     throw cni::Error(cni::kInvalidEnv, "CNI_IFNAME: interface \"" + args.ifname + "\" already exists in the netns");
   }
 
+  // IPAM ADD runs in its own process while the bridge and the pair are set up: they need nothing from
+  // each other. A failed ADD is DELeted after the allocation has finished, so the release never races it.
+  step("ipam");
+  std::optional<cni::PendingAdd> ipam;
+  ScopeGuard undo_ipam;
+  if (!c.ipam_type.empty()) {
+    ipam.emplace(cni::StartDelegateAdd(c.ipam_type, args.conf.raw, args));
+    undo_ipam.Set([&] {
+      ipam->Finish();
+      cni::Delegate("DEL", c.ipam_type, args.conf.raw, args);
+    });
+  }
+
   step("bridge");
   const nl::LinkInfo br = EnsureBridgeUp(host, c);
 
@@ -194,12 +208,10 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
   auto ctr_link = nl::FindLink(ctr, args.ifname);
   if (!ctr_link) throw cni::Error(cni::kNetlink, "container interface \"" + args.ifname + "\" vanished");
 
-  step("ipam");
+  step("addresses");
   cni::Result ipam_result;
-  ScopeGuard undo_ipam;
-  if (!c.ipam_type.empty()) {
-    ipam_result = cni::DelegateAdd(c.ipam_type, args.conf.raw, args);
-    undo_ipam.Set([&] { cni::Delegate("DEL", c.ipam_type, args.conf.raw, args); });
+  if (ipam) {
+    ipam_result = ipam->Wait();
     if (ipam_result.ips.empty()) {
       throw cni::Error(cni::kDelegateFailed, "IPAM plugin \"" + c.ipam_type + "\" returned no IP configuration");
     }

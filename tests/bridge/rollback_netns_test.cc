@@ -1,5 +1,8 @@
 // ADD rollback, in-process: bridge::Add runs with the test thread inside a throw-away "host" namespace and
 // a step hook that fails one step at a time. Afterwards nothing of the attachment may remain.
+#include <filesystem>
+#include <fstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -42,7 +45,8 @@ TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {
   ASSERT_TRUE(host);
   nl::ScopedSetNs in_host(*host);
   int n = 0;
-  for (const char* failing : {"bridge", "veth", "ipam", "container", "gateway", "masq", "wait"}) {
+  // "bridge" and "veth" fail while host-local still allocates in the background.
+  for (const char* failing : {"ipam", "bridge", "veth", "addresses", "container", "gateway", "masq", "wait"}) {
     SCOPED_TRACE(failing);
     const TempNetns& pod = node.NewPod();
     std::string cid = "ctr" + std::to_string(++n);
@@ -62,7 +66,7 @@ TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {
   const TempNetns& pod = node.NewPod();
   std::vector<std::string> steps;
   cni::Result r = bridge::Add(Args(node, pod, "ok", "ADD"), [&](std::string_view s) { steps.emplace_back(s); });
-  EXPECT_EQ(steps, (std::vector<std::string>{"bridge", "veth", "ipam", "container", "gateway", "masq", "wait"}));
+  EXPECT_EQ(steps, (std::vector<std::string>{"ipam", "bridge", "veth", "addresses", "container", "gateway", "masq", "wait"}));
   EXPECT_EQ(r.interfaces.size(), 3u);
   EXPECT_EQ(node.Reserved("testnet").size(), 2u);
   EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::HasSubstr(":ok:eth0"));
@@ -70,6 +74,36 @@ TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {
   EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
   EXPECT_THAT(node.Reserved("testnet"), IsEmpty());
   EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::Not(::testing::HasSubstr(":ok:")));
+}
+
+// The IPAM ADD runs in the background while the bridge and the pair are made. A failure there must let
+// it finish before the rollback's DEL: a DEL that came first would find nothing, and the allocation
+// landing after it would leak. An IPAM that takes 300 ms makes the order certain.
+TEST(BridgeRollbackTest, RollbackWaitsForTheRunningIpamAdd) {
+  NETIFACE_REQUIRE_ROOT();
+  Node node;
+  TempDir plugins;
+  const std::string slow = plugins / "slow-ipam";
+  {
+    std::ofstream f(slow);
+    f << "#!/bin/sh\n[ \"$CNI_COMMAND\" = ADD ] && /bin/sleep 0.3\nexec " << Bin("host-local") << "\n";
+  }
+  std::filesystem::permissions(slow, std::filesystem::perms::owner_all);
+  auto host = nl::NetNs::Open(node.host().path());
+  ASSERT_TRUE(host);
+  nl::ScopedSetNs in_host(*host);
+  const TempNetns& pod = node.NewPod();
+  cni::CmdArgs args = Args(node, pod, "slow", "ADD");
+  args.conf.raw["ipam"]["type"] = "slow-ipam";
+  args.stdin_data = args.conf.raw.dump();
+  args.conf = cni::ParseNetConf(args.stdin_data);
+  args.path = plugins.path() + ":" + BinDir();
+  auto hook = [](std::string_view step) {
+    if (step == "veth") throw InjectedFailure();
+  };
+  EXPECT_THROW(bridge::Add(args, hook), InjectedFailure);
+  EXPECT_THAT(node.Reserved("testnet"), IsEmpty());
+  EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
 }
 
 }  // namespace

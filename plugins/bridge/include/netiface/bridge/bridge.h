@@ -10,13 +10,13 @@
 
 namespace netiface::bridge {
 
-// Called with the name of each ADD step just before it runs: "bridge", "veth", "ipam", "container",
-// "gateway", "masq", "wait". A hook that throws makes that step fail (the fault-injection seam the
+// Called with the name of each ADD step just before it runs: "ipam" (start), "bridge", "veth",
+// "addresses" (the IPAM result), "container", "gateway", "masq", "wait". A hook that throws makes that step fail (the fault-injection seam the
 // rollback tests use); production passes none.
 using StepHook = std::function<void(std::string_view step)>;
 
-// ADD: bridge (created or reused) up, veth pair with the container end created directly in the netns,
-// host end enslaved, IPAM ADD, container addresses and routes, gateway on the bridge, masquerade, host end
+// ADD: IPAM ADD started; while it runs, bridge (created or reused) up, veth pair with the container end
+// created directly in the netns, host end enslaved; then the IPAM result, container addresses and routes, gateway on the bridge, masquerade, host end
 // oper-up. Result interfaces are [bridge, host veth, container], ips point at the container (index 2).
 // On any failure everything this ADD made is undone (the bridge and its gateway address stay: shared).
 cni::Result Add(const cni::CmdArgs& args, const StepHook& hook = {});
