@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "netiface/cni/error.h"
@@ -90,10 +91,52 @@ class SigpipeBlock {
 // A spawned child: our ends of its stdin and stdout pipes, and what is left to write.
 class PosixRunning : public Exec::Running {
  public:
-  PosixRunning(pid_t pid, Fd in_w, Fd out_r, std::string input, std::string path)
-      : pid_(pid), in_w_(std::move(in_w)), out_r_(std::move(out_r)), input_(std::move(input)), path_(std::move(path)) {
-    // Hand over as much of stdin as the pipe takes now (all of any plugin config), so that the
-    // child can run while the caller does other work.
+  PosixRunning(pid_t pid, Fd in_w, Fd out_r, std::string input, std::string path, bool hold)
+      : pid_(pid),
+        in_w_(std::move(in_w)),
+        out_r_(std::move(out_r)),
+        input_(std::move(input)),
+        path_(std::move(path)),
+        held_(hold) {
+    if (!held_) Feed();
+  }
+  ~PosixRunning() override {
+    if (!waited_) {
+      try {
+        Wait();
+      } catch (...) {
+      }
+    }
+  }
+
+  void Release() override {
+    if (!held_) return;
+    held_ = false;
+    Feed();
+  }
+
+  ExecOutput Wait() override {
+    waited_ = true;
+    if (held_) {  // never released: the child gets an empty stdin
+      held_ = false;
+      input_.clear();
+      in_w_.Close();
+    }
+    SigpipeBlock block;
+    ExecOutput out;
+    Pump(out.stdout_data);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0) {
+      if (errno != EINTR) throw Error(kIoFailure, "waiting for " + path_, std::strerror(errno));
+    }
+    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return out;
+  }
+
+ private:
+  // Hands over as much of stdin as the pipe takes now (all of any plugin config), so that the child
+  // can run while the caller does other work.
+  void Feed() {
     SigpipeBlock block;
     while (in_w_.get() >= 0 && written_ < input_.size()) {
       ssize_t w = ::write(in_w_.get(), input_.data() + written_, input_.size() - written_);
@@ -108,29 +151,7 @@ class PosixRunning : public Exec::Running {
     }
     if (written_ == input_.size()) in_w_.Close();
   }
-  ~PosixRunning() override {
-    if (!waited_) {
-      try {
-        Wait();
-      } catch (...) {
-      }
-    }
-  }
 
-  ExecOutput Wait() override {
-    waited_ = true;
-    SigpipeBlock block;
-    ExecOutput out;
-    Pump(out.stdout_data);
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0) {
-      if (errno != EINTR) throw Error(kIoFailure, "waiting for " + path_, std::strerror(errno));
-    }
-    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return out;
-  }
-
- private:
   // Feeds the rest of stdin and drains stdout at once, so that neither side blocks on a full pipe.
   void Pump(std::string& output) {
     char buf[65536];
@@ -164,6 +185,7 @@ class PosixRunning : public Exec::Running {
   Fd in_w_, out_r_;
   std::string input_;
   std::string path_;
+  bool held_;
   size_t written_ = 0;
   bool waited_ = false;
 };
@@ -207,18 +229,27 @@ class PosixExec : public Exec {
     // Only our ends: the child holds other open file descriptions, which stay blocking.
     ::fcntl(in_w.get(), F_SETFL, ::fcntl(in_w.get(), F_GETFL) | O_NONBLOCK);
     ::fcntl(out_r.get(), F_SETFL, ::fcntl(out_r.get(), F_GETFL) | O_NONBLOCK);
-    return std::make_unique<PosixRunning>(pid, std::move(in_w), std::move(out_r), req.stdin_data, req.path);
+    return std::make_unique<PosixRunning>(pid, std::move(in_w), std::move(out_r), req.stdin_data, req.path,
+                                          req.hold_stdin);
   }
 };
 
-// What Exec::Start does for an Exec that only knows Run: the child has already finished.
-class Finished : public Exec::Running {
+// What Exec::Start does for an Exec that only knows Run: the child runs at once, or at Release() when
+// its stdin is held; one never released never runs (as a real child fed an empty stdin would fail).
+class RunOnRelease : public Exec::Running {
  public:
-  explicit Finished(ExecOutput out) : out_(std::move(out)) {}
-  ExecOutput Wait() override { return out_; }
+  RunOnRelease(Exec& exec, ExecRequest req) : exec_(exec), req_(std::move(req)) {
+    if (!req_.hold_stdin) Release();
+  }
+  void Release() override {
+    if (!out_) out_ = exec_.Run(req_);
+  }
+  ExecOutput Wait() override { return out_ ? *out_ : ExecOutput{1, ""}; }
 
  private:
-  ExecOutput out_;
+  Exec& exec_;
+  ExecRequest req_;
+  std::optional<ExecOutput> out_;
 };
 
 std::string BaseName(const std::string& path) {
@@ -291,7 +322,7 @@ std::string FindPlugin(std::string_view type, std::string_view cni_path) {
   throw Error(kInvalidConfig, "failed to find plugin \"" + name + "\" in path [" + dirs + "]");
 }
 
-std::unique_ptr<Exec::Running> Exec::Start(const ExecRequest& req) { return std::make_unique<Finished>(Run(req)); }
+std::unique_ptr<Exec::Running> Exec::Start(const ExecRequest& req) { return std::make_unique<RunOnRelease>(*this, req); }
 
 namespace {
 
@@ -347,6 +378,10 @@ PendingDelegate::~PendingDelegate() {
   }
 }
 
+void PendingDelegate::Release() {
+  if (running_) running_->Release();
+}
+
 json PendingDelegate::Wait() {
   if (!running_) return nullptr;
   auto running = std::move(running_);
@@ -382,8 +417,10 @@ void PendingAdd::Finish() noexcept {
   }
 }
 
-PendingAdd StartDelegateAdd(const std::string& type, const json& conf, const CmdArgs& args, Exec& exec) {
+PendingAdd StartDelegateAdd(const std::string& type, const json& conf, const CmdArgs& args, Exec& exec,
+                            Stdin stdin_mode) {
   ExecRequest req = DelegateRequest("ADD", type, conf, args);
+  req.hold_stdin = stdin_mode == Stdin::kOnRelease;
   log::Debug("starting ADD of {}", req.path);
   std::string version = "0.1.0";
   if (auto it = conf.find("cniVersion"); it != conf.end() && it->is_string() && !it->get<std::string>().empty()) {

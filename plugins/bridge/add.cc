@@ -91,26 +91,26 @@ std::string CreateVethPair(nl::Socket& host, nl::Socket& ctr, const nl::NetNs& n
   throw cni::Error(cni::kNetlink, "no free host veth name after " + std::to_string(kVethNameAttempts) + " attempts");
 }
 
-void WriteContainerSysctls(const nl::NetNs& ns, const std::string& ifname, const Config& c, const Plan& p) {
+// Before the container link goes up, which is before IPAM has answered: the DAD setting its IPv6
+// link-local address is generated with. Without enabledad, hairpin echoes a link-local NS back and DAD
+// would fail. The keys are absent when IPv6 is disabled (and enhanced_dad on older kernels): fine.
+void WriteLinkSysctls(const nl::NetNs& ns, const std::string& ifname, const Config& c) {
   nl::ScopedSetNs inside(ns);  // /proc/sys/net resolves in the opener's namespace
   const std::string v6 = "net/ipv6/conf/" + ifname + "/";
-  if (p.has_v6) {
-    nl::WriteSysctl(nullptr, v6 + "disable_ipv6", "0");
-    nl::WriteSysctl(nullptr, v6 + "accept_dad", c.enable_dad ? "1" : "0");
-    if (c.enable_dad) {
-      try {
-        nl::WriteSysctl(nullptr, v6 + "enhanced_dad", "1");
-      } catch (const cni::Error&) {
-        // older kernels have no enhanced_dad
-      }
-    }
-  } else if (!c.enable_dad) {
-    // Hairpin echoes a link-local NS back: DAD would fail. Absent when IPv6 is disabled, which is fine.
+  std::vector<std::pair<std::string, std::string>> sysctls = {{v6 + "accept_dad", c.enable_dad ? "1" : "0"}};
+  if (c.enable_dad) sysctls.emplace_back(v6 + "enhanced_dad", "1");
+  for (const auto& [key, value] : sysctls) {
     try {
-      nl::WriteSysctl(nullptr, v6 + "accept_dad", "0");
+      nl::WriteSysctl(nullptr, key, value);
     } catch (const cni::Error&) {
     }
   }
+}
+
+// With the addresses known.
+void WriteAddressSysctls(const nl::NetNs& ns, const std::string& ifname, const Plan& p) {
+  nl::ScopedSetNs inside(ns);
+  if (p.has_v6) nl::WriteSysctl(nullptr, "net/ipv6/conf/" + ifname + "/disable_ipv6", "0");
   if (p.has_v4) {
     try {
       nl::WriteSysctl(nullptr, "net/ipv4/conf/" + ifname + "/arp_notify", "1");
@@ -140,11 +140,10 @@ void WaitForDad(nl::Socket& ctr, int ifindex) {
 
 void ConfigureContainer(nl::Socket& ctr, const nl::NetNs& ns, const nl::LinkInfo& link, const Config& c,
                         const Plan& p) {
-  WriteContainerSysctls(ns, link.name, c, p);
+  WriteAddressSysctls(ns, link.name, p);
   for (const auto& a : p.container_addrs) {
     nl::AddAddress(ctr, link.index, a, a.family() == AF_INET6 && !c.enable_dad);
   }
-  nl::SetLinkUp(ctr, link.name);
   if (p.has_v6 && c.enable_dad) WaitForDad(ctr, link.index);
   for (auto r : p.container_routes) {
     r.ifindex = link.index;
@@ -207,6 +206,10 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
   nl::SetLinkUp(host, host_veth);
   auto ctr_link = nl::FindLink(ctr, args.ifname);
   if (!ctr_link) throw cni::Error(cni::kNetlink, "container interface \"" + args.ifname + "\" vanished");
+  // Up before its addresses, while IPAM still runs: after creating the pair, bringing a link up is the
+  // kernel's slowest step here (IPv6 address generation and multicast joins run in the request).
+  WriteLinkSysctls(*ns, args.ifname, c);
+  nl::SetLinkUp(ctr, args.ifname);
 
   step("addresses");
   cni::Result ipam_result;

@@ -32,9 +32,13 @@ cni::Result Add(const cni::CmdArgs& args, cni::Exec& exec) {
   const json delegate = RenderDelegate(c, LoadSubnetEnv(c.subnet_file));
   const std::string type = DelegateType(delegate);
   const std::string path = SavedConfigPath(c.data_dir, args.container_id, args.ifname);
+  // The saved config is durable before the delegate can change anything, and the delegate's process
+  // starts meanwhile: it gets its config only at Release(). When the save fails it gets none and exits.
+  cni::PendingAdd pending = cni::StartDelegateAdd(type, delegate, args, exec, cni::Stdin::kOnRelease);
   SaveConfig(path, c.data_dir, delegate);
+  pending.Release();
   try {
-    return cni::DelegateAdd(type, delegate, args, exec);
+    return pending.Wait();
   } catch (...) {
     try {
       cni::Delegate("DEL", type, delegate, args, exec);

@@ -124,6 +124,14 @@ TEST_F(FlannelTest, FailedAddDelegatesDelAndRemovesTheSavedConfig) {
   EXPECT_FALSE(Exists(saved()));
 }
 
+// The delegate's process starts before the save, but gets its config only after it: when the save
+// fails, the delegate never acts and nothing needs undoing.
+TEST_F(FlannelTest, AddWhoseSaveFailsNeverRunsTheDelegate) {
+  testing::WriteFile(data(), "a file where the folder should be");
+  EXPECT_THROW(Add(Args("ADD", Conf()), exec_), cni::Error);
+  EXPECT_TRUE(exec_.calls.empty());
+}
+
 TEST_F(FlannelTest, AddWithoutSubnetEnvChangesNothing) {
   std::filesystem::remove(dir_ / "subnet.env");
   EXPECT_THROW(Add(Args("ADD", Conf()), exec_), cni::Error);

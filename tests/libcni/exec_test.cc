@@ -2,7 +2,10 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
+#include <filesystem>
 #include <cstdlib>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -115,6 +118,47 @@ TEST_F(ExecTest, UnstartableChild) {
   std::string noexec = Script(dir_, "noexec", "exit 0", 0644);
   EXPECT_EQ(ErrorOf([&] { DefaultExec().Run(ExecRequest{noexec, {}, ""}); }).code(), kIoFailure);
   EXPECT_EQ(ErrorOf([&] { DefaultExec().Run(ExecRequest{dir_ / "missing", {}, ""}); }).code(), kIoFailure);
+}
+
+// hold_stdin: the child starts at once but cannot act on its config before Release().
+TEST_F(ExecTest, HeldStdinGoesOverOnlyAtRelease) {
+  std::string p = Script(dir_, "held", "cat > \"$OUT/in.tmp\"; mv \"$OUT/in.tmp\" \"$OUT/in\"; printf '{}'");
+  ExecRequest req{p, {{"OUT", dir_.path()}, {"PATH", "/usr/bin:/bin"}}, "{\"in\":1}", /*hold_stdin=*/true};
+  auto running = DefaultExec().Start(req);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ample time for sh to start and read
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "in")) << "the child read its stdin before Release()";
+  running->Release();
+  ExecOutput out = running->Wait();
+  EXPECT_EQ(out.exit_code, 0);
+  EXPECT_EQ(out.stdout_data, "{}");
+  EXPECT_EQ(testing::ReadFile(dir_ / "in"), "{\"in\":1}");
+}
+
+TEST_F(ExecTest, HeldStdinNeverReleasedReachesTheChildEmpty) {
+  std::string p = Script(dir_, "held", "cat > \"$OUT/in\"");
+  auto running =
+      DefaultExec().Start(ExecRequest{p, {{"OUT", dir_.path()}, {"PATH", "/usr/bin:/bin"}}, "{\"in\":1}", true});
+  EXPECT_EQ(running->Wait().exit_code, 0);
+  EXPECT_EQ(testing::ReadFile(dir_ / "in"), "");
+}
+
+TEST_F(ExecTest, DefaultStartOfARunOnlyExecRunsAtRelease) {
+  struct CountingExec : Exec {
+    int runs = 0;
+    ExecOutput Run(const ExecRequest&) override { return {0, std::to_string(++runs)}; }
+  } exec;
+  auto now = exec.Start(ExecRequest{"/x", {}, "", false});
+  EXPECT_EQ(exec.runs, 1);
+  EXPECT_EQ(now->Wait().stdout_data, "1");
+  auto held = exec.Start(ExecRequest{"/x", {}, "", true});
+  EXPECT_EQ(exec.runs, 1);
+  held->Release();
+  held->Release();
+  EXPECT_EQ(exec.runs, 2);
+  EXPECT_EQ(held->Wait().stdout_data, "2");
+  auto never = exec.Start(ExecRequest{"/x", {}, "", true});
+  EXPECT_EQ(never->Wait().exit_code, 1);  // never ran, as a real child fed nothing would fail
+  EXPECT_EQ(exec.runs, 2);
 }
 
 TEST_F(ExecTest, FindPlugin) {

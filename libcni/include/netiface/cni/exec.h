@@ -19,6 +19,11 @@ struct ExecRequest {
   std::string path;                          // absolute path of the executable
   std::map<std::string, std::string> env;    // the complete environment of the child
   std::string stdin_data;
+  // Start() only: the child starts at once but gets its stdin only at Running::Release(), so that the
+  // caller can finish what must come before anything the child does (flannel makes its saved config
+  // durable) while the child's process starts. Waiting without Release() closes stdin unfed: the child
+  // reads no config and fails without acting.
+  bool hold_stdin = false;
 };
 
 struct ExecOutput {
@@ -38,9 +43,11 @@ class Exec {
    public:
     virtual ~Running() = default;
     virtual ExecOutput Wait() = 0;
+    // Hands a held stdin over (ExecRequest::hold_stdin); nothing otherwise.
+    virtual void Release() {}
   };
   // Starts the child, hands it its stdin and returns while it runs. The default runs it to completion
-  // here (test doubles need not override it).
+  // here, at Release() when the stdin is held (test doubles need not override it).
   virtual std::unique_ptr<Running> Start(const ExecRequest& req);
 };
 Exec& DefaultExec();  // fork/exec (vfork-style posix_spawn), waits for the child
@@ -70,6 +77,8 @@ class PendingDelegate {
   PendingDelegate(PendingDelegate&&) noexcept = default;
   PendingDelegate& operator=(PendingDelegate&&) = delete;
   ~PendingDelegate();  // waits for the child if Wait() was not called (its errors are logged)
+  // Hands over a held stdin (StartDelegateAdd with Stdin::kOnRelease).
+  void Release();
   // Waits for the child; returns its stdout as JSON (null when empty) or throws its error as
   // Delegate() would. Once: later calls return null.
   nlohmann::json Wait();
@@ -86,6 +95,8 @@ PendingDelegate StartDelegate(const std::string& command, const std::string& typ
 class PendingAdd {
  public:
   PendingAdd(PendingDelegate pending, std::string type, std::string version);
+  // Hands the delegate its config when it was started with Stdin::kOnRelease.
+  void Release() { pending_.Release(); }
   // Waits for the child; returns its result parsed at the version of the delegated config, or throws
   // its error as DelegateAdd() would. Once.
   Result Wait();
@@ -98,7 +109,9 @@ class PendingAdd {
   std::string type_, version_;
   bool waited_ = false;
 };
+// kOnRelease: the delegate's process starts now, its config goes over at PendingAdd::Release().
+enum class Stdin { kNow, kOnRelease };
 PendingAdd StartDelegateAdd(const std::string& type, const nlohmann::json& conf, const CmdArgs& args,
-                            Exec& exec = DefaultExec());
+                            Exec& exec = DefaultExec(), Stdin stdin_mode = Stdin::kNow);
 
 }  // namespace netiface::cni
