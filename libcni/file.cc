@@ -148,20 +148,25 @@ std::optional<std::string> ReadFileIfExists(const std::string& path) {
 }
 
 void MakeDirs(const std::string& path, int mode) {
-  if (path.empty()) return;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = path.find('/', pos + 1);
-    std::string prefix = path.substr(0, pos);
-    if (prefix.empty() || prefix == "/") continue;
-    if (::mkdir(prefix.c_str(), static_cast<mode_t>(mode)) == 0) {
-      ::chmod(prefix.c_str(), static_cast<mode_t>(mode));  // exactly `mode`, whatever the umask
-      continue;
-    }
-    if (errno != EEXIST) IoError("cannot create folder", prefix, errno);
-    struct stat st {};
-    if (::stat(prefix.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) IoError("not a folder:", prefix, ENOTDIR);
+  // The folder exists on every call but the first: one stat then, not a mkdir and a stat per component.
+  std::string dir = path;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (dir.empty() || dir == "/") return;
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) IoError("not a folder:", dir, ENOTDIR);
+    return;
   }
+  if (errno != ENOENT) IoError("cannot create folder", dir, errno);
+  if (size_t slash = dir.rfind('/'); slash != std::string::npos && slash > 0) MakeDirs(dir.substr(0, slash), mode);
+  if (::mkdir(dir.c_str(), static_cast<mode_t>(mode)) == 0) {
+    ::chmod(dir.c_str(), static_cast<mode_t>(mode));  // exactly `mode`, whatever the umask
+    return;
+  }
+  const int err = errno;
+  // Created meanwhile by a concurrent call: fine when it is a folder.
+  if (err == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;
+  IoError(err == EEXIST ? "not a folder:" : "cannot create folder", dir, err == EEXIST ? ENOTDIR : err);
 }
 
 }  // namespace netiface::cni

@@ -6,6 +6,7 @@
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -130,6 +131,12 @@ std::string KernelOps::CreateVeth(const Plan& plan) {
     }
     container_index_ = ctr->index;
     host_index_ = ctr->peer_index;
+    // Up now, while IPAM may still run: bringing a link up is, after creating the pair, the kernel's
+    // slowest step here (IPv6 address generation and multicast joins run inside the request).
+    WriteSysctls(ContainerNs(), plan.container_link_sysctls);
+    WriteSysctls(nullptr, plan.host_link_sysctls);
+    nl::SetLinkUp(Container(), plan.id.ifname);
+    nl::SetLinkUp(Host(), plan.host_veth);
     return ctr->mac;
   } catch (...) {
     nl::DeleteLink(Host(), plan.host_veth);
@@ -141,7 +148,6 @@ void KernelOps::ConfigureContainer(const Plan& plan) {
   nl::Socket& s = Container();
   WriteSysctls(ContainerNs(), plan.container_sysctls);
   for (const auto& a : plan.addresses) nl::AddAddress(s, container_index_, a, /*nodad=*/true);
-  nl::SetLinkUp(s, plan.id.ifname);
   for (const auto& r : plan.container_routes) {
     // IPv4 routes via 169.254.1.1 are onlink: they stay on this interface even when the /32 to the
     // gateway is on another one (a second attachment of the pod; every host veth answers alike).
@@ -158,8 +164,16 @@ void KernelOps::ConfigureContainer(const Plan& plan) {
 
 void KernelOps::ConfigureHost(const Plan& plan) {
   nl::Socket& s = Host();
-  WriteSysctls(nullptr, plan.host_sysctls);
-  nl::SetLinkUp(s, plan.host_veth);
+  // What CreateVeth wrote already is not written again.
+  std::vector<Sysctl> rest;
+  for (const auto& sc : plan.host_sysctls) {
+    auto& done = plan.host_link_sysctls;
+    if (std::find_if(done.begin(), done.end(), [&](const Sysctl& d) { return d.key == sc.key && d.value == sc.value; }) ==
+        done.end()) {
+      rest.push_back(sc);
+    }
+  }
+  WriteSysctls(nullptr, rest);
   for (const auto& dst : plan.host_routes) {
     nl::RouteSpec spec{.dst = dst, .ifindex = host_index_, .scope = RT_SCOPE_LINK};
     if (nl::AddRoute(s, spec) == nl::AddRouteOutcome::kAdded) continue;

@@ -24,11 +24,19 @@ std::vector<cni::IpNet> DefaultRoutes(bool has_v4, bool has_v6) {
   return out;
 }
 
+std::vector<Sysctl> ContainerLinkSysctls(const std::string& ifname) {
+  return {{"net/ipv6/conf/" + ifname + "/accept_dad", "0", /*optional=*/true}};
+}
+
+std::vector<Sysctl> HostLinkSysctls(const std::string& veth) {
+  const std::string v6 = "net/ipv6/conf/" + veth + "/";
+  return {{v6 + "accept_dad", "0", true}, {v6 + "addr_gen_mode", "0", true}, {v6 + "accept_ra", "0", true}};
+}
+
 std::vector<Sysctl> ContainerSysctls(const std::string& ifname, bool has_v4, bool has_v6, bool allow_forwarding) {
   std::string fwd = allow_forwarding ? "1" : "0";
   std::vector<Sysctl> out;
   if (has_v6) {
-    out.push_back({"net/ipv6/conf/" + ifname + "/accept_dad", "0"});
     out.push_back({"net/ipv6/conf/" + ifname + "/disable_ipv6", "0"});
     out.push_back({"net/ipv6/conf/all/forwarding", fwd});
   }
@@ -79,6 +87,8 @@ Plan MakeLinkPlan(const Config& c, const Identity& id, const AddRequest& req, co
   p.requested_mac = req.mac;
   p.mtu = c.mtu;
   p.num_queues = c.num_queues;
+  p.container_link_sysctls = ContainerLinkSysctls(id.ifname);
+  p.host_link_sysctls = HostLinkSysctls(p.host_veth);
   return p;
 }
 

@@ -2,6 +2,10 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "netiface/cni/error.h"
@@ -116,6 +120,28 @@ TEST(MakeDirsTest, CreatesParentsWithMode) {
   testing::WriteFile(dir / "file", "x");
   EXPECT_THROW(MakeDirs(dir / "file/sub"), Error);
   EXPECT_THROW(MakeDirs(dir / "file"), Error);
+}
+
+// Plugins of parallel ADDs create the same folders at once: every one of them succeeds.
+TEST(MakeDirsTest, ConcurrentCallsAllSucceed) {
+  for (int round = 0; round < 20; ++round) {
+    testing::TempDir dir;
+    const std::string deep = dir / "x/y/z/w";
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 8; ++i) {
+      threads.emplace_back([&] {
+        try {
+          MakeDirs(deep, 0750);
+        } catch (const Error&) {
+          ++failures;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(failures, 0);
+    EXPECT_EQ(ModeOf(deep), 0750);
+  }
 }
 
 }  // namespace

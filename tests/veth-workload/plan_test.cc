@@ -62,10 +62,13 @@ TEST(PlanTest, Ipv6) {
   EXPECT_FALSE(p.has_v4);
   EXPECT_TRUE(p.has_v6);
   EXPECT_EQ(p.container_routes, Routes({{"::/0", "fe80::ecee:eeff:feee:eeee"}}));
-  EXPECT_EQ(p.container_sysctls, (std::vector<Sysctl>{{"net/ipv6/conf/eth0/accept_dad", "0"},
-                                                      {"net/ipv6/conf/eth0/disable_ipv6", "0"},
+  // DAD off before the links go up (written while IPAM runs), the rest once the family is known.
+  EXPECT_EQ(p.container_link_sysctls, (std::vector<Sysctl>{{"net/ipv6/conf/eth0/accept_dad", "0", true}}));
+  EXPECT_EQ(p.container_sysctls, (std::vector<Sysctl>{{"net/ipv6/conf/eth0/disable_ipv6", "0"},
                                                       {"net/ipv6/conf/all/forwarding", "0"}}));
   const std::string k = "net/ipv6/conf/cali82111e10a96/";
+  EXPECT_EQ(p.host_link_sysctls,
+            (std::vector<Sysctl>{{k + "accept_dad", "0", true}, {k + "addr_gen_mode", "0", true}, {k + "accept_ra", "0", true}}));
   EXPECT_EQ(p.host_sysctls, (std::vector<Sysctl>{{k + "disable_ipv6", "0"},
                                                  {k + "accept_dad", "0"},
                                                  {k + "addr_gen_mode", "0"},
@@ -103,8 +106,7 @@ TEST(PlanTest, ForwardingAllowed) {
   json conf = BaseConf();
   conf["allowIpForwarding"] = true;
   Plan p = MakeFrom(conf, Ipam({"10.0.0.2/24", "fd00::2/64"}));
-  EXPECT_EQ(p.container_sysctls, (std::vector<Sysctl>{{"net/ipv6/conf/eth0/accept_dad", "0"},
-                                                      {"net/ipv6/conf/eth0/disable_ipv6", "0"},
+  EXPECT_EQ(p.container_sysctls, (std::vector<Sysctl>{{"net/ipv6/conf/eth0/disable_ipv6", "0"},
                                                       {"net/ipv6/conf/all/forwarding", "1"},
                                                       {"net/ipv4/ip_forward", "1"}}));
 }

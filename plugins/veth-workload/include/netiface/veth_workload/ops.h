@@ -59,12 +59,13 @@ class Ops {
   // Deletes the host-side link `name`; false when there was none.
   virtual bool DeleteHostVeth(const std::string& name) = 0;
   // Creates the pair (host end plan.host_veth with kHostVethMac, container end plan.id.ifname with
-  // plan.requested_mac) with each end directly in its namespace; returns the container end's MAC.
-  // Leaves nothing behind when it throws.
+  // plan.requested_mac) with each end directly in its namespace, writes the link sysctls and brings
+  // both ends up; returns the container end's MAC. Needs only MakeLinkPlan's part of the plan. Leaves
+  // nothing behind when it throws.
   virtual std::string CreateVeth(const Plan& plan) = 0;
-  // Container sysctls, addresses, link up, routes.
+  // Container sysctls, addresses, routes.
   virtual void ConfigureContainer(const Plan& plan) = 0;
-  // Host sysctls, link up, host routes, and with IPv6 the bounded wait for the link-local gateway.
+  // Host sysctls, host routes, and with IPv6 the bounded wait for the link-local gateway.
   virtual void ConfigureHost(const Plan& plan) = 0;
   // DEL: deletes `ifname` in the container namespace (and with it the pair); false when the
   // namespace or the link is already gone.

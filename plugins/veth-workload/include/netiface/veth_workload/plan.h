@@ -47,9 +47,11 @@ struct Plan {
   std::vector<cni::IpNet> addresses;  // /32 and /128, in IPAM order
   std::vector<cni::IpNet> subnets;    // the same addresses with the prefix IPAM gave
   bool has_v4 = false, has_v6 = false;
-  std::vector<Sysctl> container_sysctls;        // written before the container link goes up
+  std::vector<Sysctl> container_link_sysctls;   // before the links go up, while IPAM runs
+  std::vector<Sysctl> host_link_sysctls;        //   (they need no address)
+  std::vector<Sysctl> container_sysctls;        // once the addresses are known
   std::vector<PlannedRoute> container_routes;   // in order: 169.254.1.1/32 scope link first
-  std::vector<Sysctl> host_sysctls;             // written before the host link goes up
+  std::vector<Sysctl> host_sysctls;             // everything CHECK expects on the host veth
   std::vector<cni::IpNet> host_routes;          // <ip>/32|128 dev <host veth> scope link
   bool nat = false;                             // nat_spec has rules to install
   nat::Spec nat_spec;
@@ -58,7 +60,12 @@ struct Plan {
 
 // The pod's default routes, one per family it has an address of.
 std::vector<cni::IpNet> DefaultRoutes(bool has_v4, bool has_v6);
-// Container sysctls: v6 accept_dad=0 and disable_ipv6=0 on the interface; ip_forward and
+// The sysctls the links go up with, before IPAM has answered: IPv6 DAD off on both ends and, on the
+// host end, the EUI-64 link-local address (fe80::ecee:eeff:feee:eeee) and no router advertisements.
+// All optional (IPv6 may be compiled out) and inert for an IPv4-only pod.
+std::vector<Sysctl> ContainerLinkSysctls(const std::string& ifname);
+std::vector<Sysctl> HostLinkSysctls(const std::string& veth);
+// Container sysctls once the families are known: v6 disable_ipv6=0 on the interface; ip_forward and
 // ipv6 all.forwarding set to `allow_forwarding`, each only for a family the pod has.
 std::vector<Sysctl> ContainerSysctls(const std::string& ifname, bool has_v4, bool has_v6, bool allow_forwarding);
 // Host sysctls for the host veth: v4 proxy_arp=1, neigh proxy_delay=0, forwarding=1, route_localnet=1;
