@@ -147,6 +147,14 @@ std::optional<std::string> ReadFileIfExists(const std::string& path) {
   return out;
 }
 
+void WriteFileDurable(const std::string& path, const std::string& data, int mode) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+  if (fd.get() < 0) IoError("cannot create", path, errno);
+  if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) IoError("cannot chmod", path, errno);
+  WriteAll(fd.get(), data, path);
+  if (::fsync(fd.get()) != 0) IoError("cannot fsync", path, errno);
+}
+
 void MakeDirs(const std::string& path, int mode) {
   // The folder exists on every call but the first: one stat then, not a mkdir and a stat per component.
   std::string dir = path;

@@ -1,8 +1,6 @@
 #include "netiface/flannel/saved_config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -16,25 +14,6 @@
 
 namespace netiface::flannel {
 namespace {
-
-// A descriptor closed on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-[[noreturn]] void IoFailure(const std::string& what, const std::string& path) {
-  throw cni::Error(cni::kIoFailure, what + " " + path, std::strerror(errno));
-}
 
 nlohmann::json ParseOrNull(const std::string& text, const std::string& path) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -58,20 +37,10 @@ std::optional<SavedConfig> LoadSavedConfig(const std::string& data_dir, const st
 
 void SaveConfig(const std::string& path, const std::string& data_dir, const nlohmann::json& conf) {
   cni::MakeDirs(data_dir, 0700);
-  // Written in place with one fsync rather than WriteFileAtomic's temp file + rename + folder fsync: the
-  // rename needs a second journal commit (~4 ms on ext4, most of an ADD). A torn file is harmless here:
-  // DEL treats an unparsable saved config as a missing one and renders the delegate config again.
-  const std::string data = conf.dump();
-  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (fd.get() < 0) IoFailure("cannot create", path);
-  if (::fchmod(fd.get(), 0600) != 0) IoFailure("cannot chmod", path);
-  for (size_t off = 0; off < data.size();) {
-    ssize_t n = ::write(fd.get(), data.data() + off, data.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) IoFailure("cannot write", path);
-    off += static_cast<size_t>(n);
-  }
-  if (::fsync(fd.get()) != 0) IoFailure("cannot fsync", path);
+  // In place with one fsync rather than WriteFileAtomic's temp file + rename + folder fsync: the rename
+  // needs a second journal commit (~4 ms on ext4, most of an ADD). A torn file is harmless here: DEL
+  // treats an unparsable saved config as a missing one and renders the delegate config again.
+  cni::WriteFileDurable(path, conf.dump(), 0600);
 }
 
 void RemoveSavedConfig(const std::string& path) {

@@ -1,5 +1,5 @@
-#include "error_list.h"
 #include "netiface/cni/error.h"
+#include "netiface/cni/error_list.h"
 #include "netiface/cni/log.h"
 #include "netiface/veth_workload/naming.h"
 #include "netiface/veth_workload/veth_workload.h"
@@ -8,7 +8,7 @@ namespace netiface::veth_workload {
 
 void Del(const cni::CmdArgs& args, Ops& ops) {
   Config c = ParseConfig(args.conf);
-  ErrorList errors;
+  cni::ErrorList errors("veth-workload: ");
   auto ours = [&](const EndpointRecord& r) { return r.container_id == args.container_id && r.ifname == args.ifname; };
 
   // The record: by its name when the identity can be worked out, else (or when that record is not

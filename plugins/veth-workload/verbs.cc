@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "error_list.h"
 #include "netiface/cni/error.h"
+#include "netiface/cni/error_list.h"
 #include "netiface/cni/log.h"
 #include "netiface/veth_workload/check.h"
 #include "netiface/veth_workload/kernel_ops.h"
@@ -68,7 +68,7 @@ void Status(const cni::CmdArgs& args, Ops& ops) {
 
 void Gc(const cni::CmdArgs& args, Ops& ops) {
   Config c = ParseConfig(args.conf);
-  ErrorList errors;
+  cni::ErrorList errors("veth-workload: ");
   errors.Run("IPAM GC", [&] { ops.IpamGc(); });
   if (!args.conf.valid_attachments) {
     log::Warn("veth-workload GC: no valid-attachments list, keeping every endpoint record");

@@ -109,6 +109,19 @@ TEST(ReadFileIfExistsTest, Basics) {
   EXPECT_THROW(ReadFileIfExists(dir.path()), Error);  // a folder
 }
 
+TEST(WriteFileDurableTest, WritesTruncatesAndSetsTheMode) {
+  testing::TempDir dir;
+  const std::string f = dir / "saved";
+  WriteFileDurable(f, "a longer first version");
+  EXPECT_EQ(testing::ReadFile(f), "a longer first version");
+  EXPECT_EQ(ModeOf(f), 0600);
+  ::chmod(f.c_str(), 0644);
+  WriteFileDurable(f, "short", 0600);
+  EXPECT_EQ(testing::ReadFile(f), "short");
+  EXPECT_EQ(ModeOf(f), 0600);  // whatever the file had before
+  EXPECT_THROW(WriteFileDurable(dir / "missing/saved", "x"), Error);
+}
+
 TEST(MakeDirsTest, CreatesParentsWithMode) {
   testing::TempDir dir;
   std::string deep = dir / "a/b/c";
