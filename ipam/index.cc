@@ -93,11 +93,18 @@ bool ParseInt(std::string_view s, T& v) {
   return !s.empty() && ec == std::errc() && p == s.data() + s.size();
 }
 
+// The index files are rewritten and invalidated in place, never unlinked and created again: on ext4 a new
+// inode costs a scan past the recently deleted ones, which with a pod's churn of reservation files was
+// most of a host-local call's CPU.
+enum class Create { kYes, kNo };
+
 // Rewrites `path` in place: pwrite from offset 0, then cut to length. No O_TRUNC: on ext4 truncating a
 // file to zero makes the next truncation wait for the disk (auto_da_alloc). No rename, no fsync: the
-// stamp protocol covers an interrupted write. REQUIRES: `data` non-empty.
-void WriteInPlace(const std::string& path, const std::string& data) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+// stamp protocol covers an interrupted write. With Create::kNo a missing file stays missing.
+// REQUIRES: `data` non-empty.
+void WriteInPlace(const std::string& path, const std::string& data, Create create = Create::kYes) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | (create == Create::kYes ? O_CREAT : 0), 0600));
+  if (!fd.valid() && create == Create::kNo && errno == ENOENT) return;
   if (!fd.valid()) throw cni::Error(cni::kIoFailure, "cannot write " + path, std::strerror(errno));
   size_t off = 0;
   while (off < data.size()) {
@@ -111,10 +118,15 @@ void WriteInPlace(const std::string& path, const std::string& data) {
   }
 }
 
-void RemoveIfExists(const std::string& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    throw cni::Error(cni::kIoFailure, "cannot remove " + path, std::strerror(errno));
+// Makes the stamp at `path` untrustworthy by overwriting the first byte of its magic; false (errno
+// set) when that failed for another reason than a missing stamp.
+bool SpoilStamp(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) return errno == ENOENT;
+  while (::pwrite(fd.get(), "!", 1, 0) != 1) {
+    if (errno != EINTR) return false;
   }
+  return true;
 }
 
 std::string ShardPath(const std::string& dir, int shard) {
@@ -256,22 +268,26 @@ void OwnerIndex::Remove(const cni::IpAddr& ip, std::string_view owner) {
 
 void OwnerIndex::Save(const DirStamp& stamp) {
   cni::MakeDirs(dir_, 0700);
-  RemoveIfExists(dir_ + "/stamp");
+  InvalidateOrThrow();
   for (auto& [shard, entries] : shards_) {
     if (!reset_ && !dirty_.count(shard)) continue;
-    if (entries.empty()) {
-      RemoveIfExists(ShardPath(dir_, shard));
-    } else {
-      WriteInPlace(ShardPath(dir_, shard), EncodeShard(entries));
-    }
+    // An emptied shard is kept, empty: the next container hashed to it rewrites it in place.
+    WriteInPlace(ShardPath(dir_, shard), EncodeShard(entries), entries.empty() ? Create::kNo : Create::kYes);
   }
   dirty_.clear();
   reset_ = false;
   if (!stamp.boot_id.empty()) WriteInPlace(dir_ + "/stamp", EncodeStamp(stamp));
 }
 
-void OwnerIndex::Invalidate() const { ::unlink((dir_ + "/stamp").c_str()); }
+void OwnerIndex::Invalidate() const {
+  // Best effort: a stamp that cannot be spoilt in place is removed.
+  if (!SpoilStamp(dir_ + "/stamp")) ::unlink((dir_ + "/stamp").c_str());
+}
 
-void OwnerIndex::InvalidateOrThrow() const { RemoveIfExists(dir_ + "/stamp"); }
+void OwnerIndex::InvalidateOrThrow() const {
+  if (!SpoilStamp(dir_ + "/stamp")) {
+    throw cni::Error(cni::kIoFailure, "cannot invalidate " + dir_ + "/stamp", std::strerror(errno));
+  }
+}
 
 }  // namespace netiface::ipam

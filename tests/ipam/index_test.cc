@@ -1,5 +1,9 @@
 #include "netiface/ipam/index.h"
 
+#include <sys/stat.h>
+
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "testutil.h"
@@ -75,6 +79,46 @@ TEST(OwnerIndex, CorruptShardIsReportedNotTrusted) {
   testing::WriteFile(path, text.substr(0, text.size() - 2));
   OwnerIndex reread(tmp / "idx");
   EXPECT_FALSE(reread.Lookup("a"));
+}
+
+ino_t InodeOf(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+// Every save rewrites the same files: no unlink and create (a new inode per call is what costs on ext4).
+TEST(OwnerIndex, SavesInPlaceAndKeepsEmptiedShards) {
+  testing::TempDir tmp;
+  OwnerIndex idx(tmp / "idx");
+  idx.Reset({});
+  ASSERT_TRUE(idx.Lookup("a"));
+  idx.Add({A("10.0.0.2"), "a\r\neth0"});
+  DirStamp s1{1, 2, 3, 4, "boot"};
+  idx.Save(s1);
+  char name[16];
+  snprintf(name, sizeof name, "shard-%02x", ShardOf("a"));
+  const std::string shard = tmp / ("idx/" + std::string(name)), stamp = tmp / "idx/stamp";
+  const ino_t shard_ino = InodeOf(shard), stamp_ino = InodeOf(stamp);
+  ASSERT_NE(shard_ino, 0u);
+  ASSERT_NE(stamp_ino, 0u);
+
+  OwnerIndex again(tmp / "idx");
+  ASSERT_TRUE(again.Matches(s1));
+  ASSERT_TRUE(again.Lookup("a"));
+  again.Remove(A("10.0.0.2"), "a\r\neth0");
+  DirStamp s2{1, 2, 3, 5, "boot"};
+  again.Save(s2);
+  EXPECT_EQ(InodeOf(shard), shard_ino);  // emptied, kept
+  EXPECT_EQ(InodeOf(stamp), stamp_ino);
+
+  OwnerIndex third(tmp / "idx");
+  EXPECT_TRUE(third.Matches(s2));
+  EXPECT_FALSE(third.Matches(s1));
+  ASSERT_TRUE(third.Lookup("a"));
+  EXPECT_TRUE(third.Lookup("a")->empty());
+  third.Invalidate();  // spoilt in place, not removed
+  EXPECT_EQ(InodeOf(stamp), stamp_ino);
+  EXPECT_FALSE(third.Matches(s2));
 }
 
 TEST(OwnerIndex, InvalidateRemovesTrust) {

@@ -70,11 +70,14 @@ class OwnerIndex {
   void Add(const IndexEntry& e);
   void Remove(const cni::IpAddr& ip, std::string_view owner);
   bool dirty() const { return !dirty_.empty() || reset_; }
-  // Writes the changed shards, then `stamp`. Throws Error(kIoFailure); the stamp is then absent or old.
+  // Invalidates the stamp, writes the changed shards, then `stamp`. Every file is rewritten in place
+  // (no new inode per call; an emptied shard stays, empty). Throws Error(kIoFailure); the stamp is then
+  // absent or invalid.
   void Save(const DirStamp& stamp);
-  // Removes the stamp so that the shards are not trusted. Never throws.
+  // Spoils the stamp in place (removes it when that fails) so that the shards are not trusted. Never
+  // throws.
   void Invalidate() const;
-  // The same, but throws Error(kIoFailure) when an existing stamp cannot be removed.
+  // Spoils it in place; throws Error(kIoFailure) when an existing stamp cannot be.
   void InvalidateOrThrow() const;
 
  private:
