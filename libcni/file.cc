@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 #include "netiface/cni/error.h"
 
@@ -101,27 +102,39 @@ FileLock::~FileLock() {
 }
 
 void WriteFileAtomic(const std::string& path, const std::string& data, int mode, Sync sync) {
-  std::string dir = DirOf(path);
-  std::string tmp;
-  int raw = -1;
-  for (int attempt = 0; attempt < 16 && raw < 0; ++attempt) {
-    tmp = path + ".tmp-" + RandomSuffix();
-    raw = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (raw < 0 && errno != EEXIST) IoError("cannot create", tmp, errno);
+  AtomicFile(path, mode).Commit(data, sync);
+}
+
+AtomicFile::AtomicFile(std::string path, int mode) : path_(std::move(path)), mode_(mode) {
+  for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
+    tmp_ = path_ + ".tmp-" + RandomSuffix();
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd_ < 0 && errno != EEXIST) IoError("cannot create", tmp_, errno);
   }
-  if (raw < 0) IoError("cannot create a temporary file for", path, EEXIST);
-  Fd fd(raw);
+  if (fd_ < 0) IoError("cannot create a temporary file for", path_, EEXIST);
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+void AtomicFile::Commit(const std::string& data, Sync sync) {
+  if (fd_ < 0) throw Error(kInternal, "AtomicFile for " + path_ + " committed twice");
+  Fd fd(std::exchange(fd_, -1));
   try {
-    if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) IoError("cannot chmod", tmp, errno);
-    WriteAll(fd.get(), data, tmp);
-    if (sync == Sync::kPowerLoss && ::fsync(fd.get()) != 0) IoError("cannot fsync", tmp, errno);
-    if (::close(fd.Release()) != 0) IoError("cannot close", tmp, errno);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) IoError("cannot rename " + tmp + " to", path, errno);
+    if (::fchmod(fd.get(), static_cast<mode_t>(mode_)) != 0) IoError("cannot chmod", tmp_, errno);
+    WriteAll(fd.get(), data, tmp_);
+    if (sync == Sync::kPowerLoss && ::fsync(fd.get()) != 0) IoError("cannot fsync", tmp_, errno);
+    if (::close(fd.Release()) != 0) IoError("cannot close", tmp_, errno);
+    if (::rename(tmp_.c_str(), path_.c_str()) != 0) IoError("cannot rename " + tmp_ + " to", path_, errno);
   } catch (...) {
-    ::unlink(tmp.c_str());
+    ::unlink(tmp_.c_str());
     throw;
   }
   if (sync != Sync::kPowerLoss) return;
+  const std::string dir = DirOf(path_);
   Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dfd.get() < 0) IoError("cannot open folder", dir, errno);
   if (::fsync(dfd.get()) != 0) IoError("cannot fsync folder", dir, errno);

@@ -44,6 +44,7 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
   // 4. The pair (deleting the host end removes both ends, their addresses, routes and sysctls).
   undo.Push("delete veth " + plan.host_veth, [&ops, veth = plan.host_veth] { ops.DeleteHostVeth(veth); });
   const std::string container_mac = ops.CreateVeth(plan);
+  ops.DraftRecord(RecordFolder(plan.id), plan.endpoint_name);
 
   // 5-6. Everything that follows from the addresses.
   const cni::Result ipam =

@@ -17,7 +17,7 @@ void Del(const cni::CmdArgs& args, Ops& ops) {
   errors.Run("read endpoint record", [&] {
     try {
       Identity id = ParseIdentity(args, ResolveNodename(c));
-      record = ops.ReadRecord(id.IsK8s() ? id.pod_namespace : "_cni", EndpointName(id));
+      record = ops.ReadRecord(RecordFolder(id), EndpointName(id));
     } catch (const cni::Error& e) {
       log::Warn("veth-workload DEL: looking the endpoint record up by attachment: {}", e.what());
     }

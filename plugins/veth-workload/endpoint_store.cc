@@ -119,14 +119,18 @@ std::string EndpointStore::PathFor(const std::string& folder, const std::string&
 
 void EndpointStore::Prepare() const { cni::MakeDirs(NetworkDir(), 0700); }
 
-void EndpointStore::Write(const EndpointRecord& r) const {
+std::unique_ptr<cni::AtomicFile> EndpointStore::Draft(const std::string& folder, const std::string& name) const {
   Prepare();
+  cni::MakeDirs(NetworkDir() + "/" + folder, 0700);
+  return std::make_unique<cni::AtomicFile>(PathFor(folder, name), 0600);
+}
+
+void EndpointStore::Write(const EndpointRecord& r, std::unique_ptr<cni::AtomicFile> draft) const {
+  if (!draft || draft->path() != PathFor(r.Folder(), r.name)) draft = Draft(r.Folder(), r.name);
   StoreLock lock(NetworkDir());
-  cni::MakeDirs(NetworkDir() + "/" + r.Folder(), 0700);
   // Atomic against a killed process, not fsynced: after a power loss the pods are gone with the
   // namespaces, and DEL/GC treat a missing or unreadable record as already gone.
-  cni::WriteFileAtomic(PathFor(r.Folder(), r.name), RecordToJson(r).dump(2) + "\n", 0600,
-                       cni::Sync::kProcessCrash);
+  draft->Commit(RecordToJson(r).dump(2) + "\n", cni::Sync::kProcessCrash);
 }
 
 std::optional<EndpointRecord> EndpointStore::Read(const std::string& folder, const std::string& name) const {

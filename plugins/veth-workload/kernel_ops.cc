@@ -239,7 +239,14 @@ void KernelOps::NatGc(const std::string& network, const std::vector<cni::Attachm
 
 // --- Endpoint store ---
 
-void KernelOps::WriteRecord(const EndpointRecord& r) { store_.Write(r); }
+void KernelOps::DraftRecord(const std::string& folder, const std::string& name) {
+  try {
+    record_draft_ = store_.Draft(folder, name);
+  } catch (const cni::Error& e) {
+    log::Debug("veth-workload: endpoint record not drafted ahead: {}", e.what());
+  }
+}
+void KernelOps::WriteRecord(const EndpointRecord& r) { store_.Write(r, std::move(record_draft_)); }
 std::optional<EndpointRecord> KernelOps::ReadRecord(const std::string& folder, const std::string& name) {
   return store_.Read(folder, name);
 }

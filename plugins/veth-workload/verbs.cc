@@ -34,7 +34,7 @@ void Check(const cni::CmdArgs& args, Ops& ops) {
   const Observed observed = ops.Observe(expect.host_veth, id.ifname, keys);
   std::vector<std::string> problems = CompareState(expect, observed);
 
-  std::string folder = id.IsK8s() ? id.pod_namespace : "_cni";
+  std::string folder = RecordFolder(id);
   std::optional<EndpointRecord> record = ops.ReadRecord(folder, EndpointName(id));
   if (!record || record->container_id != id.container_id) {
     problems.push_back("endpoint record " + folder + "/" + EndpointName(id) + " of container " + id.container_id +

@@ -109,6 +109,27 @@ TEST(ReadFileIfExistsTest, Basics) {
   EXPECT_THROW(ReadFileIfExists(dir.path()), Error);  // a folder
 }
 
+TEST(AtomicFileTest, CreatedFirstCommittedLater) {
+  testing::TempDir dir;
+  const std::string f = dir / "record.json";
+  testing::WriteFile(f, "old");
+  {
+    AtomicFile draft(f, 0640);
+    ASSERT_EQ(testing::ListDir(dir.path()).size(), 2u);  // the old file and the temporary
+    EXPECT_EQ(testing::ReadFile(f), "old");               // untouched until Commit
+    draft.Commit("new", Sync::kProcessCrash);
+    EXPECT_THROW(draft.Commit("again"), Error);
+  }
+  EXPECT_EQ(testing::ReadFile(f), "new");
+  EXPECT_EQ(ModeOf(f), 0640);
+  EXPECT_EQ(testing::ListDir(dir.path()), std::vector<std::string>{"record.json"});
+  {
+    AtomicFile abandoned(dir / "other.json");
+  }
+  EXPECT_EQ(testing::ListDir(dir.path()), std::vector<std::string>{"record.json"});  // temporary removed
+  EXPECT_THROW(AtomicFile(dir / "missing/x.json"), Error);
+}
+
 TEST(WriteFileDurableTest, WritesTruncatesAndSetsTheMode) {
   testing::TempDir dir;
   const std::string f = dir / "saved";

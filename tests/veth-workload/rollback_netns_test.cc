@@ -49,6 +49,8 @@ class FaultyOps : public Ops {
   void NatGc(const std::string& network, const std::vector<cni::Attachment>& valid) override {
     Step("NatGc", [&] { real_.NatGc(network, valid); });
   }
+  // Not a step of its own (it never throws); forwarded so that a failure after it must remove the draft.
+  void DraftRecord(const std::string& folder, const std::string& name) override { real_.DraftRecord(folder, name); }
   void WriteRecord(const EndpointRecord& r) override { Step("WriteRecord", [&] { real_.WriteRecord(r); }); }
   std::optional<EndpointRecord> ReadRecord(const std::string& folder, const std::string& name) override {
     return Step("ReadRecord", [&] { return real_.ReadRecord(folder, name); });

@@ -263,7 +263,11 @@ TEST_F(VethWorkloadNode, FailedAddLeavesNothing) {
   {
     SCOPED_TRACE("endpoint record cannot be written");
     const t::TempNetns& pod = NewPod();
-    t::Sh("mkdir -p " + (dir_ / "endpoints/vwnet") + " && echo x > " + (dir_ / "endpoints/vwnet/_cni"));
+    // A file where the record's folder goes (the failed ADDs above may have left the empty folder).
+    ASSERT_EQ(t::Sh("mkdir -p " + (dir_ / "endpoints/vwnet") + " && rmdir " + (dir_ / "endpoints/vwnet/_cni") +
+                    " 2>/dev/null; echo x > " + (dir_ / "endpoints/vwnet/_cni"))
+                  .exit_code,
+              0);
     auto r = Call("ADD", &pod, "norecord", conf);
     EXPECT_NE(r.exit_code, 0) << r.out;
     t::Sh("rm -f " + (dir_ / "endpoints/vwnet/_cni"));

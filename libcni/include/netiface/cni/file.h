@@ -34,6 +34,27 @@ enum class Sync { kProcessCrash, kPowerLoss };
 // fsyncs the file before and the folder after. Throws Error(kIoFailure) naming the path.
 void WriteFileAtomic(const std::string& path, const std::string& data, int mode = 0600,
                      Sync sync = Sync::kPowerLoss);
+
+// WriteFileAtomic in two steps, so that a caller can create the file while it still works out the
+// content: creating is the slow part on ext4 (the inode allocation). The constructor creates the
+// temporary `<path>.tmp-<12 hex>`; Commit() writes it and renames it over `path` (with kPowerLoss,
+// fsyncs as WriteFileAtomic does). Destroyed uncommitted, it removes the temporary. Throws
+// Error(kIoFailure) naming the path.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path, int mode = 0600);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  const std::string& path() const { return path_; }
+  // Once.
+  void Commit(const std::string& data, Sync sync = Sync::kPowerLoss);
+
+ private:
+  std::string path_, tmp_;
+  int mode_;
+  int fd_ = -1;
+};
 // Truncates and writes `path` in place (mode `mode`, whatever existed) and fsyncs it: durable when it
 // returns, for one journal commit instead of the two of WriteFileAtomic(kPowerLoss). A crash while it
 // runs can leave the file torn or empty, so it is only for files whose readers treat an unparsable one

@@ -6,6 +6,7 @@
 // never be a (valid) namespace name.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "netiface/cni/config.h"
+#include "netiface/cni/file.h"
 #include "netiface/cni/ip.h"
 
 namespace netiface::veth_workload {
@@ -56,9 +58,12 @@ class EndpointStore {
   // Creates <dataDir>/<network> (0700) when missing. Throws cni::Error(kIoFailure).
   void Prepare() const;
 
-  // Replaces the record (0600). Throws cni::Error(kIoFailure), cni::Error(kTryAgainLater) when the
-  // lock is not free within kStoreLockTimeoutMs.
-  void Write(const EndpointRecord& r) const;
+  // Creates the file of the record <folder>/<name> ahead of its content (ADD does it while IPAM runs:
+  // creating a file is the slow part of writing one). Throws cni::Error(kIoFailure).
+  std::unique_ptr<cni::AtomicFile> Draft(const std::string& folder, const std::string& name) const;
+  // Replaces the record (0600), through `draft` when it is this record's. Throws cni::Error(kIoFailure),
+  // cni::Error(kTryAgainLater) when the lock is not free within kStoreLockTimeoutMs.
+  void Write(const EndpointRecord& r, std::unique_ptr<cni::AtomicFile> draft = nullptr) const;
   // nullopt when there is none. Throws cni::Error(kDecodeFailure / kIoFailure).
   std::optional<EndpointRecord> Read(const std::string& folder, const std::string& name) const;
   // Removes the record when it exists and belongs to `container_id`; returns whether it did. An

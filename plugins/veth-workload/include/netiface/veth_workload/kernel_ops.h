@@ -45,6 +45,7 @@ class KernelOps : public Ops {
   void NatVerify(const nat::Spec& spec) override;
   void NatGc(const std::string& network, const std::vector<cni::Attachment>& valid) override;
 
+  void DraftRecord(const std::string& folder, const std::string& name) override;
   void WriteRecord(const EndpointRecord& r) override;
   std::optional<EndpointRecord> ReadRecord(const std::string& folder, const std::string& name) override;
   std::optional<EndpointRecord> FindRecord(const std::string& container_id, const std::string& ifname) override;
@@ -63,6 +64,7 @@ class KernelOps : public Ops {
   const cni::CmdArgs& args_;
   std::string ipam_type_;
   EndpointStore store_;
+  std::unique_ptr<cni::AtomicFile> record_draft_;
   std::optional<nl::Socket> host_;
   bool ns_opened_ = false;
   std::optional<nl::NetNs> ns_;

@@ -23,5 +23,7 @@ std::string HostVethName(std::string_view prefix, const Identity& id);
 std::string EscapeSegment(std::string_view s);
 // "<node>-k8s-<pod>-<ifname>" or "<node>-cni-<containerID>-<ifname>", segments escaped.
 std::string EndpointName(const Identity& id);
+// The store folder of the endpoint record: the pod namespace, or "_cni" (EndpointRecord::Folder()).
+inline std::string RecordFolder(const Identity& id) { return id.IsK8s() ? id.pod_namespace : "_cni"; }
 
 }  // namespace netiface::veth_workload

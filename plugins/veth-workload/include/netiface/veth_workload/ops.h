@@ -81,6 +81,9 @@ class Ops {
   virtual void NatGc(const std::string& network, const std::vector<cni::Attachment>& valid) = 0;
 
   // --- Endpoint store (endpoint_store.h). ---
+  // Creates the record's file ahead of its content, while IPAM runs; WriteRecord uses it. Never throws:
+  // without it WriteRecord creates the file itself. The default does nothing.
+  virtual void DraftRecord(const std::string& /*folder*/, const std::string& /*name*/) {}
   virtual void WriteRecord(const EndpointRecord& r) = 0;
   virtual std::optional<EndpointRecord> ReadRecord(const std::string& folder, const std::string& name) = 0;
   virtual std::optional<EndpointRecord> FindRecord(const std::string& container_id, const std::string& ifname) = 0;
