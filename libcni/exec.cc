@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -190,6 +191,22 @@ class PosixRunning : public Exec::Running {
   bool waited_ = false;
 };
 
+// Starts the child beside this process rather than behind it. posix_spawn (vfork) wakes the parent on
+// the CPU the child exec'd on, so a delegate the caller overlaps with its own work (IPAM while the veth
+// pair is made) shares one CPU with it until the load balancer moves one of them, milliseconds later.
+// Moving the child off this CPU once, then giving it back every CPU it had, lets them run in parallel
+// without pinning anything (the child's own children inherit the full set). Best effort.
+void SpreadFromThisCpu(pid_t child) {
+  const int me = ::sched_getcpu();
+  cpu_set_t allowed;
+  if (me < 0 || ::sched_getaffinity(child, sizeof(allowed), &allowed) != 0) return;
+  if (!CPU_ISSET(me, &allowed) || CPU_COUNT(&allowed) < 2) return;
+  cpu_set_t others = allowed;
+  CPU_CLR(me, &others);
+  if (::sched_setaffinity(child, sizeof(others), &others) != 0) return;
+  ::sched_setaffinity(child, sizeof(allowed), &allowed);
+}
+
 class PosixExec : public Exec {
  public:
   ExecOutput Run(const ExecRequest& req) override { return Start(req)->Wait(); }
@@ -224,6 +241,7 @@ class PosixExec : public Exec {
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     if (rc != 0) throw Error(kIoFailure, "failed to execute " + req.path, std::strerror(rc));
+    SpreadFromThisCpu(pid);
     in_r.Close();
     out_w.Close();
     // Only our ends: the child holds other open file descriptions, which stay blocking.

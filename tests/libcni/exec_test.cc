@@ -161,6 +161,19 @@ TEST_F(ExecTest, DefaultStartOfARunOnlyExecRunsAtRelease) {
   EXPECT_EQ(exec.runs, 2);
 }
 
+// The child is moved off this CPU to start beside us, then given back every CPU it had: nothing is pinned.
+TEST_F(ExecTest, ChildKeepsTheCallersCpuSet) {
+  std::string p = Script(dir_, "cpus", "grep Cpus_allowed_list /proc/self/status");
+  std::string expected = testing::ReadFile("/proc/self/status");
+  expected = expected.substr(expected.find("Cpus_allowed_list"));
+  expected = expected.substr(0, expected.find('\n') + 1);
+  for (int i = 0; i < 5; ++i) {
+    ExecOutput out = DefaultExec().Run(ExecRequest{p, {{"PATH", "/usr/bin:/bin"}}, ""});
+    EXPECT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.stdout_data, expected);
+  }
+}
+
 TEST_F(ExecTest, FindPlugin) {
   testing::TempDir other;
   mkdir((dir_ / "bridge").c_str(), 0755);                // a folder is not a plugin
