@@ -9,6 +9,7 @@
 #include "netiface/bridge/bridge.h"
 #include "netiface/cni/error.h"
 #include "netiface/netlink/netns.h"
+#include "cni_helpers.h"
 #include "node.h"
 #include "testutil.h"
 
@@ -27,15 +28,7 @@ cni::CmdArgs Args(const Node& node, const TempNetns& pod, const std::string& cid
                {"isDefaultGateway", true}, {"ipMasq", true}, {"hairpinMode", true},
                {"ipam", {{"type", "host-local"}, {"dataDir", node.ipam_dir()},
                          {"ranges", json::parse(R"([[{"subnet":"10.78.0.0/24"}],[{"subnet":"fd78::/64"}]])")}}}};
-  cni::CmdArgs a;
-  a.command = command;
-  a.container_id = cid;
-  a.netns = pod.path();
-  a.ifname = "eth0";
-  a.path = BinDir();
-  a.stdin_data = conf.dump();
-  a.conf = cni::ParseNetConf(a.stdin_data);
-  return a;
+  return MakeCmdArgs(conf, {.command = command, .container_id = cid, .netns = pod.path(), .path = BinDir()});
 }
 
 TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {

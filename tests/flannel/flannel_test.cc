@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "netiface/cni/error.h"
+#include "cni_helpers.h"
 #include "testutil.h"
 
 namespace netiface::flannel {
@@ -71,15 +72,7 @@ class FlannelTest : public ::testing::Test {
             {"dataDir", data()}, {"delegate", {{"hairpinMode", true}, {"isDefaultGateway", true}}}};
   }
   cni::CmdArgs Args(const std::string& command, const json& conf, const std::string& cid = "ctr1") const {
-    cni::CmdArgs a;
-    a.command = command;
-    a.container_id = cid;
-    a.netns = "/run/netns/pod";
-    a.ifname = "eth0";
-    a.path = dir_ / "bin";
-    a.stdin_data = conf.dump();
-    a.conf = cni::ParseNetConf(a.stdin_data);
-    return a;
+    return testing::MakeCmdArgs(conf, {.command = command, .container_id = cid, .path = dir_ / "bin"});
   }
   std::string data() const { return dir_ / "data"; }
   std::string saved(const std::string& cid = "ctr1") const { return data() + "/" + cid + "-eth0"; }

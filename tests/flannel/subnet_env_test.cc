@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "netiface/cni/error.h"
+#include "cni_helpers.h"
 #include "testutil.h"
 
 namespace netiface::flannel {
@@ -15,17 +16,7 @@ const char* kPath = "/run/flannel/subnet.env";
 
 cni::IpNet Net(const char* s) { return *cni::IpNet::Parse(s); }
 
-// Runs `f`, which must throw a cni::Error; returns it.
-template <typename F>
-cni::Error Thrown(F&& f) {
-  try {
-    f();
-  } catch (const cni::Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no cni::Error thrown";
-  return cni::Error(0, "");
-}
+using testing::ThrownError;
 
 TEST(SubnetEnvTest, ParsesWhatFlanneldWrites) {
   SubnetEnv e = ParseSubnetEnv(
@@ -82,14 +73,14 @@ TEST(SubnetEnvTest, IgnoresCommentsBlankLinesUnknownKeysAndCrlf) {
 }
 
 TEST(SubnetEnvTest, MissingKeysAreNamedWithTheFile) {
-  cni::Error e = Thrown([] { ParseSubnetEnv("FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\n", kPath); });
+  cni::Error e = ThrownError([] { ParseSubnetEnv("FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\n", kPath); });
   EXPECT_EQ(e.code(), cni::kInvalidConfig);
   EXPECT_THAT(e.msg(), HasSubstr(kPath));
   EXPECT_THAT(e.msg(), HasSubstr("FLANNEL_MTU"));
   EXPECT_THAT(e.msg(), HasSubstr("FLANNEL_IPMASQ"));
   EXPECT_THAT(e.msg(), ::testing::Not(HasSubstr("FLANNEL_SUBNET")));
 
-  e = Thrown([] { ParseSubnetEnv("FLANNEL_MTU=1400\nFLANNEL_IPMASQ=true\n", kPath); });
+  e = ThrownError([] { ParseSubnetEnv("FLANNEL_MTU=1400\nFLANNEL_IPMASQ=true\n", kPath); });
   EXPECT_THAT(e.msg(), HasSubstr("FLANNEL_NETWORK or FLANNEL_IPV6_NETWORK"));
   EXPECT_THAT(e.msg(), HasSubstr("FLANNEL_SUBNET or FLANNEL_IPV6_SUBNET"));
 }
@@ -109,7 +100,7 @@ TEST(SubnetEnvTest, MalformedValuesAreNamed) {
       {"FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\nFLANNEL_MTU=70000\nFLANNEL_IPMASQ=true\n", "FLANNEL_MTU"},
   };
   for (const auto& c : cases) {
-    cni::Error e = Thrown([&] { ParseSubnetEnv(c.text, kPath); });
+    cni::Error e = ThrownError([&] { ParseSubnetEnv(c.text, kPath); });
     EXPECT_EQ(e.code(), cni::kInvalidConfig) << c.text;
     EXPECT_THAT(e.msg(), HasSubstr(c.key)) << c.text;
     EXPECT_THAT(e.msg(), HasSubstr(kPath)) << c.text;
@@ -118,7 +109,7 @@ TEST(SubnetEnvTest, MalformedValuesAreNamed) {
 
 TEST(SubnetEnvTest, LoadNamesAMissingFile) {
   testing::TempDir dir;
-  cni::Error e = Thrown([&] { LoadSubnetEnv(dir / "subnet.env"); });
+  cni::Error e = ThrownError([&] { LoadSubnetEnv(dir / "subnet.env"); });
   EXPECT_EQ(e.code(), cni::kTryAgainLater);
   EXPECT_THAT(e.msg(), HasSubstr(dir / "subnet.env"));
 }

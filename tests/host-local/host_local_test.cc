@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "netiface/cni/error.h"
+#include "cni_helpers.h"
 #include "testutil.h"
 
 namespace netiface::host_local {
@@ -25,16 +26,8 @@ class HostLocalTest : public ::testing::Test {
   }
   cni::CmdArgs Args(const std::string& command, const json& conf, const std::string& cid = "ctr1",
                     const std::string& ifname = "eth0", const std::string& cni_args = "") const {
-    cni::CmdArgs a;
-    a.command = command;
-    a.container_id = cid;
-    a.netns = "/var/run/netns/whatever";
-    a.ifname = ifname;
-    a.args = cni_args;
-    a.path = "/nonexistent";
-    a.stdin_data = conf.dump();
-    a.conf = cni::ParseNetConf(a.stdin_data);
-    return a;
+    return testing::MakeCmdArgs(conf, {.command = command, .container_id = cid, .netns = "/var/run/netns/whatever",
+                                       .ifname = ifname, .cni_args = cni_args, .path = "/nonexistent"});
   }
   cni::Result AddOk(const json& conf, const std::string& cid = "ctr1", const std::string& ifname = "eth0",
                     const std::string& cni_args = "") {
@@ -42,13 +35,7 @@ class HostLocalTest : public ::testing::Test {
   }
   template <typename F>
   cni::Error ErrorOf(F f) {
-    try {
-      f();
-    } catch (const cni::Error& e) {
-      return e;
-    }
-    ADD_FAILURE() << "no error";
-    return cni::Error(0, "");
+    return testing::ThrownError(f);
   }
   std::vector<std::string> Files() const { return testing::ListDir(tmp_ / "net1"); }
   std::string Read(const std::string& name) const { return testing::ReadFile(tmp_ / ("net1/" + name)); }

@@ -12,6 +12,7 @@
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
 #include "netiface/cni/version.h"
+#include "cni_helpers.h"
 #include "testutil.h"
 
 namespace netiface::cni {
@@ -29,13 +30,7 @@ std::string Script(const testing::TempDir& dir, const std::string& name, const s
 
 template <typename F>
 Error ErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no Error thrown";
-  return Error(0, "");
+  return testing::ThrownError(std::forward<F>(f));
 }
 
 class ExecTest : public ::testing::Test {

@@ -8,6 +8,7 @@
 #include "netiface/netlink/netns.h"
 #include "netiface/veth_workload/kernel_ops.h"
 #include "netiface/veth_workload/veth_workload.h"
+#include "cni_helpers.h"
 #include "node_fixture.h"
 
 namespace netiface::veth_workload::test {
@@ -94,16 +95,10 @@ class FaultyOps : public Ops {
 class RollbackTest : public NodeTest {
  protected:
   cni::CmdArgs Args(const json& conf, const t::TempNetns& pod, const std::string& cid) const {
-    cni::CmdArgs a;
-    a.command = "ADD";
-    a.container_id = cid;
-    a.netns = pod.path();
-    a.ifname = "eth0";
-    a.args = "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=" + cid;
-    a.path = t::BinDir();
-    a.stdin_data = conf.dump();
-    a.conf = cni::ParseNetConf(a.stdin_data);
-    return a;
+    return t::MakeCmdArgs(conf, {.container_id = cid,
+                                 .netns = pod.path(),
+                                 .cni_args = "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=" + cid,
+                                 .path = t::BinDir()});
   }
   // Our NAT rules in the host namespace ("" when none).
   std::string NatRules() const {

@@ -7,6 +7,7 @@
 
 #include "netiface/cni/config.h"
 #include "netiface/cni/skel.h"
+#include "cni_helpers.h"
 
 namespace netiface::veth_workload::test {
 
@@ -22,16 +23,8 @@ inline nlohmann::json BaseConf(const std::string& version = "1.1.0") {
 inline cni::CmdArgs MakeArgs(const nlohmann::json& conf, const std::string& cni_args = "",
                              const std::string& command = "ADD", const std::string& netns = "/run/netns/pod",
                              const std::string& container_id = "ctr1", const std::string& ifname = "eth0") {
-  cni::CmdArgs a;
-  a.command = command;
-  a.container_id = container_id;
-  a.netns = netns;
-  a.ifname = ifname;
-  a.args = cni_args;
-  a.path = "/opt/cni/bin";
-  a.stdin_data = conf.dump();
-  a.conf = cni::ParseNetConf(a.stdin_data);
-  return a;
+  return testing::MakeCmdArgs(conf, {.command = command, .container_id = container_id, .netns = netns,
+                                     .ifname = ifname, .cni_args = cni_args});
 }
 
 inline const char* kPodArgs = "IgnoreUnknown=1;K8S_POD_NAMESPACE=namespace;K8S_POD_NAME=podname";

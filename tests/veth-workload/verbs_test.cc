@@ -32,16 +32,9 @@ json MasqConf() {
   return conf;
 }
 
-// Expects `f` to throw a cni::Error; returns it.
 template <typename F>
 cni::Error Throws(F&& f) {
-  try {
-    f();
-  } catch (const cni::Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no cni::Error thrown";
-  return cni::Error(0, "");
+  return testing::ThrownError(std::forward<F>(f));
 }
 
 class VerbsTest : public ::testing::Test {
