@@ -271,8 +271,10 @@ void OwnerIndex::Save(const DirStamp& stamp) {
   InvalidateOrThrow();
   for (auto& [shard, entries] : shards_) {
     if (!reset_ && !dirty_.count(shard)) continue;
-    // An emptied shard is kept, empty: the next container hashed to it rewrites it in place.
-    WriteInPlace(ShardPath(dir_, shard), EncodeShard(entries), entries.empty() ? Create::kNo : Create::kYes);
+    // A rebuilt index writes every shard, the empty ones too, so that later calls never create one; an
+    // emptied shard is kept, empty.
+    WriteInPlace(ShardPath(dir_, shard), EncodeShard(entries),
+                 reset_ || !entries.empty() ? Create::kYes : Create::kNo);
   }
   dirty_.clear();
   reset_ = false;

@@ -70,9 +70,9 @@ class OwnerIndex {
   void Add(const IndexEntry& e);
   void Remove(const cni::IpAddr& ip, std::string_view owner);
   bool dirty() const { return !dirty_.empty() || reset_; }
-  // Invalidates the stamp, writes the changed shards, then `stamp`. Every file is rewritten in place
-  // (no new inode per call; an emptied shard stays, empty). Throws Error(kIoFailure); the stamp is then
-  // absent or invalid.
+  // Invalidates the stamp, writes the changed shards (after Reset: all of them, empty ones included),
+  // then `stamp`. Every file is rewritten in place: only a rebuild creates files, and an emptied shard
+  // stays, empty. Throws Error(kIoFailure); the stamp is then absent or invalid.
   void Save(const DirStamp& stamp);
   // Spoils the stamp in place (removes it when that fails) so that the shards are not trusted. Never
   // throws.
