@@ -61,8 +61,9 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
 
   // 8. The endpoint record, then the result.
   const EndpointRecord record = BuildRecord(plan, container_mac);
-  undo.Push("remove endpoint record", [&ops, folder = record.Folder(), name = record.name, cid = record.container_id] {
-    ops.RemoveRecord(folder, name, cid);
+  undo.Push("remove endpoint record", [&ops, folder = record.Folder(), name = record.name,
+                                       cid = record.container_id, ifname = record.ifname] {
+    ops.RemoveRecord(folder, name, cid, ifname);
   });
   ops.WriteRecord(record);
 

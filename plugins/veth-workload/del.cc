@@ -11,21 +11,30 @@ void Del(const cni::CmdArgs& args, Ops& ops) {
   cni::ErrorList errors("veth-workload: ");
   auto ours = [&](const EndpointRecord& r) { return r.container_id == args.container_id && r.ifname == args.ifname; };
 
-  // The record: by its name when the identity can be worked out, else (or when that record is not
-  // this attachment's) by a scan. A node name that cannot be resolved any more must not block DEL.
+  // This attachment's record: through its link (one open, whatever CNI_ARGS this DEL got), else under
+  // the name the identity gives (a record whose link was never made: an ADD killed between the two). A
+  // node name that cannot be resolved any more must not block DEL.
   std::optional<EndpointRecord> record;
+  // Whether the record under that name is still this attachment's: a newer sandbox of the same pod
+  // takes over the name, and with it the host veth name, which is then not ours to delete.
+  bool holds_name = false;
   errors.Run("read endpoint record", [&] {
+    record = ops.FindRecord(args.container_id, args.ifname);
+    if (record) {
+      auto named = ops.ReadRecord(record->Folder(), record->name);
+      holds_name = named && ours(*named);
+      return;
+    }
     try {
       Identity id = ParseIdentity(args, ResolveNodename(c));
-      record = ops.ReadRecord(RecordFolder(id), EndpointName(id));
+      auto named = ops.ReadRecord(RecordFolder(id), EndpointName(id));
+      if (named && ours(*named)) record = named;
+      holds_name = record.has_value();
     } catch (const cni::Error& e) {
-      log::Warn("veth-workload DEL: looking the endpoint record up by attachment: {}", e.what());
+      log::Warn("veth-workload DEL: no endpoint record by attachment, and no identity to look one up by name: {}",
+                e.what());
     }
-    if (!record || !ours(*record)) record = ops.FindRecord(args.container_id, args.ifname);
   });
-  // Only a record with this container ID is this attachment's (a newer sandbox of the same pod
-  // replaces it, and then the host veth of that name is not ours).
-  const bool owned = record && ours(*record);
 
   // IPAM releases while the kernel spends ~20 ms unregistering the deleted veth (the reference ptp
   // releases first, too).
@@ -33,15 +42,17 @@ void Del(const cni::CmdArgs& args, Ops& ops) {
   errors.Run("IPAM DEL", [&] { wait_ipam = ops.StartIpamDel(); });
   errors.Run("delete interface", [&] {
     bool deleted = !args.netns.empty() && ops.DeleteContainerLink(args.ifname);
-    if (!deleted && owned) ops.DeleteHostVeth(record->host_veth);
+    if (!deleted && holds_name) ops.DeleteHostVeth(record->host_veth);
   });
   if (wait_ipam) errors.Run("IPAM DEL", [&] { wait_ipam(); });
-  if (c.ip_masq || c.feature_floating_ips || (owned && record->HasNat())) {
+  if (c.ip_masq || c.feature_floating_ips || (record && record->HasNat())) {
     errors.Run("remove NAT rules", [&] { ops.NatRemove({c.network, args.container_id, args.ifname}); });
   }
-  // Kept while anything failed: it is what a retry or GC needs.
-  if (owned && errors.empty()) {
-    errors.Run("remove endpoint record", [&] { ops.RemoveRecord(record->Folder(), record->name, args.container_id); });
+  // Kept while anything failed: it is what a retry or GC needs. The link goes; the record under its
+  // name only while it is this attachment's.
+  if (record && errors.empty()) {
+    errors.Run("remove endpoint record",
+               [&] { ops.RemoveRecord(record->Folder(), record->name, args.container_id, args.ifname); });
   }
   errors.ThrowIfAny("veth-workload DEL");
 }

@@ -20,6 +20,15 @@ namespace fs = std::filesystem;
 
 constexpr const char* kLockName = ".lock";
 constexpr const char* kSuffix = ".json";
+// Neither a container ID nor an interface name can contain ':', so "<containerID>:<ifname>" is one
+// attachment's name and nobody else's; the folder starts with '.', which no namespace name does.
+constexpr const char* kLinkFolder = ".by-attachment";
+
+void UnlinkIfExists(const std::string& path, const char* what) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    throw cni::Error(cni::kIoFailure, std::string("cannot remove ") + what + " " + path, std::strerror(errno));
+  }
+}
 
 [[noreturn]] void Bad(const std::string& what) {
   throw cni::Error(cni::kDecodeFailure, "endpoint record: " + what);
@@ -117,6 +126,10 @@ std::string EndpointStore::PathFor(const std::string& folder, const std::string&
   return NetworkDir() + "/" + folder + "/" + name + kSuffix;
 }
 
+std::string EndpointStore::LinkPath(const std::string& container_id, const std::string& ifname) const {
+  return NetworkDir() + "/" + kLinkFolder + "/" + container_id + ":" + ifname;
+}
+
 void EndpointStore::Prepare() const { cni::MakeDirs(NetworkDir(), 0700); }
 
 std::unique_ptr<cni::AtomicFile> EndpointStore::Draft(const std::string& folder, const std::string& name) const {
@@ -127,10 +140,22 @@ std::unique_ptr<cni::AtomicFile> EndpointStore::Draft(const std::string& folder,
 
 void EndpointStore::Write(const EndpointRecord& r, std::unique_ptr<cni::AtomicFile> draft) const {
   if (!draft || draft->path() != PathFor(r.Folder(), r.name)) draft = Draft(r.Folder(), r.name);
+  cni::MakeDirs(NetworkDir() + "/" + kLinkFolder, 0700);
   StoreLock lock(NetworkDir());
   // Atomic against a killed process, not fsynced: after a power loss the pods are gone with the
   // namespaces, and DEL/GC treat a missing or unreadable record as already gone.
   draft->Commit(RecordToJson(r).dump(2) + "\n", cni::Sync::kProcessCrash);
+  // The second name: a directory entry, no new file. A link left by an earlier ADD of the same
+  // attachment (a crash before its DEL) is replaced.
+  const std::string link = LinkPath(r.container_id, r.ifname), path = PathFor(r.Folder(), r.name);
+  int rc = ::link(path.c_str(), link.c_str());
+  if (rc != 0 && errno == EEXIST) {
+    UnlinkIfExists(link, "endpoint record link");
+    rc = ::link(path.c_str(), link.c_str());
+  }
+  if (rc != 0) {
+    throw cni::Error(cni::kIoFailure, "cannot link endpoint record " + path + " to " + link, std::strerror(errno));
+  }
 }
 
 std::optional<EndpointRecord> EndpointStore::Read(const std::string& folder, const std::string& name) const {
@@ -142,10 +167,11 @@ std::optional<EndpointRecord> EndpointStore::Read(const std::string& folder, con
 }
 
 bool EndpointStore::RemoveIfOwned(const std::string& folder, const std::string& name,
-                                  const std::string& container_id) const {
+                                  const std::string& container_id, const std::string& ifname) const {
   std::error_code ec;
   if (!fs::exists(NetworkDir(), ec)) return false;
   StoreLock lock(NetworkDir());
+  UnlinkIfExists(LinkPath(container_id, ifname), "endpoint record link");
   std::optional<EndpointRecord> r;
   try {
     r = Read(folder, name);
@@ -169,7 +195,7 @@ std::vector<std::pair<std::string, EndpointRecord>> EndpointStore::ListUnlocked(
   if (ec) return out;
   std::vector<std::string> paths;
   for (const auto& folder : folders) {
-    if (!folder.is_directory(ec)) continue;
+    if (!folder.is_directory(ec) || folder.path().filename().string().starts_with(".")) continue;
     for (const auto& f : fs::directory_iterator(folder.path(), ec)) {
       std::string p = f.path().string();
       if (p.size() > 5 && p.ends_with(kSuffix) && f.is_regular_file(ec)) paths.push_back(p);
@@ -192,13 +218,15 @@ std::vector<std::pair<std::string, EndpointRecord>> EndpointStore::ListUnlocked(
 
 std::optional<EndpointRecord> EndpointStore::FindByAttachment(const std::string& container_id,
                                                               const std::string& ifname) const {
-  std::error_code ec;
-  if (!fs::exists(NetworkDir(), ec)) return std::nullopt;
-  StoreLock lock(NetworkDir());
-  for (auto& [path, r] : ListUnlocked()) {
-    if (r.container_id == container_id && r.ifname == ifname) return std::move(r);
-  }
-  return std::nullopt;
+  // No lock: records and links are replaced and removed atomically.
+  const std::string link = LinkPath(container_id, ifname);
+  auto data = cni::ReadFileIfExists(link);
+  if (!data) return std::nullopt;
+  json j = json::parse(*data, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) Bad("invalid JSON in " + link);
+  EndpointRecord r = RecordFromJson(j);
+  if (r.container_id != container_id || r.ifname != ifname) Bad(link + " is the record of another attachment");
+  return r;
 }
 
 std::vector<EndpointRecord> EndpointStore::List() const {
@@ -224,6 +252,17 @@ std::vector<EndpointRecord> EndpointStore::RemoveStale(const std::vector<cni::At
       continue;
     }
     removed.push_back(std::move(r));
+  }
+  // Links: of the records just removed, and of older sandboxes whose record a newer one replaced.
+  for (const auto& f : fs::directory_iterator(NetworkDir() + "/" + kLinkFolder, ec)) {
+    const std::string name = f.path().filename().string();
+    const size_t colon = name.find(':');
+    if (colon == std::string::npos) continue;
+    cni::Attachment a{name.substr(0, colon), name.substr(colon + 1)};
+    if (std::find(valid.begin(), valid.end(), a) != valid.end()) continue;
+    if (::unlink(f.path().c_str()) != 0 && errno != ENOENT) {
+      errors.push_back("cannot remove endpoint record link " + f.path().string() + ": " + std::strerror(errno));
+    }
   }
   return removed;
 }

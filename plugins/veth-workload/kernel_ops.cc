@@ -253,8 +253,9 @@ std::optional<EndpointRecord> KernelOps::ReadRecord(const std::string& folder, c
 std::optional<EndpointRecord> KernelOps::FindRecord(const std::string& container_id, const std::string& ifname) {
   return store_.FindByAttachment(container_id, ifname);
 }
-bool KernelOps::RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id) {
-  return store_.RemoveIfOwned(folder, name, container_id);
+bool KernelOps::RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id,
+                             const std::string& ifname) {
+  return store_.RemoveIfOwned(folder, name, container_id, ifname);
 }
 std::vector<EndpointRecord> KernelOps::RemoveStaleRecords(const std::vector<cni::Attachment>& valid,
                                                           std::vector<std::string>& errors) {

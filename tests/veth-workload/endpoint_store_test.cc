@@ -67,11 +67,11 @@ TEST(EndpointStoreTest, RemoveOnlyWhenOwned) {
   EndpointStore store(dir.path(), "vwnet");
   EndpointRecord r = Record("default", "web", "new-sandbox");
   store.Write(r);
-  EXPECT_FALSE(store.RemoveIfOwned("default", r.name, "old-sandbox"));
+  EXPECT_FALSE(store.RemoveIfOwned("default", r.name, "old-sandbox", "eth0"));
   EXPECT_TRUE(store.Read("default", r.name).has_value());
-  EXPECT_TRUE(store.RemoveIfOwned("default", r.name, "new-sandbox"));
+  EXPECT_TRUE(store.RemoveIfOwned("default", r.name, "new-sandbox", "eth0"));
   EXPECT_FALSE(store.Read("default", r.name).has_value());
-  EXPECT_FALSE(store.RemoveIfOwned("default", r.name, "new-sandbox"));
+  EXPECT_FALSE(store.RemoveIfOwned("default", r.name, "new-sandbox", "eth0"));
 }
 
 TEST(EndpointStoreTest, FindByAttachment) {
@@ -86,11 +86,52 @@ TEST(EndpointStoreTest, FindByAttachment) {
   EXPECT_FALSE(EndpointStore(dir / "absent", "vwnet").FindByAttachment("c1", "eth0").has_value());
 }
 
+// Each attachment has a second name for its record: DEL finds it in one open, also after a newer
+// sandbox of the same pod replaced the record under its name, and the link is no new file.
+TEST(EndpointStoreTest, AttachmentLinks) {
+  testing::TempDir dir;
+  EndpointStore store(dir.path(), "vwnet");
+  store.Write(Record("default", "web", "old-sandbox"));
+  store.Write(Record("default", "web", "new-sandbox"));  // same pod, same record name
+  struct stat st {};
+  ASSERT_EQ(::stat((dir / "vwnet/.by-attachment/new-sandbox:eth0").c_str(), &st), 0);
+  EXPECT_EQ(st.st_nlink, 2u);  // the record's own file
+  EXPECT_EQ(store.List().size(), 1u);
+  EXPECT_EQ(store.FindByAttachment("old-sandbox", "eth0")->container_id, "old-sandbox");
+  EXPECT_EQ(store.FindByAttachment("new-sandbox", "eth0")->container_id, "new-sandbox");
+
+  // The old sandbox's DEL: its link goes, the newer record stays.
+  EXPECT_FALSE(store.RemoveIfOwned("default", "node1-k8s-web-eth0", "old-sandbox", "eth0"));
+  EXPECT_FALSE(store.FindByAttachment("old-sandbox", "eth0").has_value());
+  EXPECT_EQ(store.Read("default", "node1-k8s-web-eth0")->container_id, "new-sandbox");
+  EXPECT_TRUE(store.RemoveIfOwned("default", "node1-k8s-web-eth0", "new-sandbox", "eth0"));
+  EXPECT_FALSE(store.FindByAttachment("new-sandbox", "eth0").has_value());
+  EXPECT_TRUE(testing::ListDir(dir / "vwnet/.by-attachment").empty());
+
+  // A link is replaced when its attachment is written again (an ADD after a crash).
+  store.Write(Record("", "", "c9"));
+  store.Write(Record("", "", "c9"));
+  EXPECT_EQ(store.FindByAttachment("c9", "eth0")->name, "node1-cni-c9-eth0");
+}
+
+TEST(EndpointStoreTest, GcRemovesLinksOfReplacedRecords) {
+  testing::TempDir dir;
+  EndpointStore store(dir.path(), "vwnet");
+  store.Write(Record("default", "web", "old-sandbox"));
+  store.Write(Record("default", "web", "new-sandbox"));
+  std::vector<std::string> errors;
+  EXPECT_TRUE(store.RemoveStale({{"new-sandbox", "eth0"}}, errors).empty());
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(testing::ListDir(dir / "vwnet/.by-attachment"), std::vector<std::string>{"new-sandbox:eth0"});
+  EXPECT_EQ(store.RemoveStale({}, errors).size(), 1u);
+  EXPECT_TRUE(testing::ListDir(dir / "vwnet/.by-attachment").empty());
+}
+
 TEST(EndpointStoreTest, MissingStoreIsEmpty) {
   testing::TempDir dir;
   EndpointStore store(dir / "absent", "vwnet");
   EXPECT_TRUE(store.List().empty());
-  EXPECT_FALSE(store.RemoveIfOwned("default", "x", "c"));
+  EXPECT_FALSE(store.RemoveIfOwned("default", "x", "c", "eth0"));
   std::vector<std::string> errors;
   EXPECT_TRUE(store.RemoveStale({}, errors).empty());
   EXPECT_TRUE(errors.empty());
@@ -108,7 +149,7 @@ TEST(EndpointStoreTest, UnreadableRecords) {
   } catch (const cni::Error& e) {
     EXPECT_EQ(e.code(), cni::kDecodeFailure);
   }
-  EXPECT_TRUE(store.RemoveIfOwned("default", "garbage", "anyone"));
+  EXPECT_TRUE(store.RemoveIfOwned("default", "garbage", "anyone", "eth0"));
   EXPECT_EQ(testing::ListDir(dir / "vwnet/default"), std::vector<std::string>{"node1-k8s-web-eth0.json"});
 }
 

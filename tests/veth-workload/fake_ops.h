@@ -40,6 +40,7 @@ class FakeOps : public Ops {
   std::map<std::string, std::string> links;  // host veth -> container ifname
   std::set<std::string> nat_rules;           // container IDs with rules
   std::map<std::string, EndpointRecord> records;  // folder/name -> record
+  std::map<std::string, EndpointRecord> by_attachment;  // "cid:ifname" -> record, as the store's links
   cni::Result ipam_result;
   std::string container_mac = "0a:58:0a:00:00:02";
   std::optional<Observed> observed;  // what Observe returns
@@ -120,7 +121,10 @@ class FakeOps : public Ops {
   }
 
   void WriteRecord(const EndpointRecord& r) override {
-    Step("WriteRecord", [&] { records[r.Folder() + "/" + r.name] = r; });
+    Step("WriteRecord", [&] {
+      records[r.Folder() + "/" + r.name] = r;
+      by_attachment[r.container_id + ":" + r.ifname] = r;
+    });
   }
   std::optional<EndpointRecord> ReadRecord(const std::string& folder, const std::string& name) override {
     std::optional<EndpointRecord> out;
@@ -133,15 +137,16 @@ class FakeOps : public Ops {
   std::optional<EndpointRecord> FindRecord(const std::string& container_id, const std::string& ifname) override {
     std::optional<EndpointRecord> out;
     Step("FindRecord", [&] {
-      for (const auto& [key, r] : records) {
-        if (r.container_id == container_id && r.ifname == ifname) out = r;
-      }
+      auto it = by_attachment.find(container_id + ":" + ifname);
+      if (it != by_attachment.end()) out = it->second;
     });
     return out;
   }
-  bool RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id) override {
+  bool RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id,
+                    const std::string& ifname) override {
     bool removed = false;
     Step("RemoveRecord", [&] {
+      by_attachment.erase(container_id + ":" + ifname);
       auto it = records.find(folder + "/" + name);
       if (it != records.end() && it->second.container_id == container_id) {
         records.erase(it);
@@ -163,6 +168,10 @@ class FakeOps : public Ops {
           it = records.erase(it);
         }
       }
+      std::erase_if(by_attachment, [&](const auto& kv) {
+        cni::Attachment a{kv.second.container_id, kv.second.ifname};
+        return std::find(valid.begin(), valid.end(), a) == valid.end();
+      });
     });
     return removed;
   }

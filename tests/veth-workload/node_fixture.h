@@ -93,9 +93,14 @@ class NodeTest : public ::testing::Test {
     std::vector<std::string> out;
     std::string base = dir_ / ("endpoints/" + network);
     for (const auto& folder : t::ListDir(base)) {
+      if (folder.starts_with(".")) continue;
       for (const auto& f : t::ListDir(base + "/" + folder)) out.push_back(folder + "/" + f);
     }
     return out;
+  }
+  // The store's second names of the records, "<containerID>:<ifname>".
+  std::vector<std::string> AttachmentLinks(const std::string& network = "vwnet") const {
+    return t::ListDir(dir_ / ("endpoints/" + network + "/.by-attachment"));
   }
   // Names of the host namespace's links other than lo and the uplink pair.
   std::vector<std::string> HostLinks() const {

@@ -59,8 +59,9 @@ class FaultyOps : public Ops {
   std::optional<EndpointRecord> FindRecord(const std::string& cid, const std::string& ifname) override {
     return Step("FindRecord", [&] { return real_.FindRecord(cid, ifname); });
   }
-  bool RemoveRecord(const std::string& folder, const std::string& name, const std::string& cid) override {
-    return Step("RemoveRecord", [&] { return real_.RemoveRecord(folder, name, cid); });
+  bool RemoveRecord(const std::string& folder, const std::string& name, const std::string& cid,
+                    const std::string& ifname) override {
+    return Step("RemoveRecord", [&] { return real_.RemoveRecord(folder, name, cid, ifname); });
   }
   std::vector<EndpointRecord> RemoveStaleRecords(const std::vector<cni::Attachment>& valid,
                                                  std::vector<std::string>& errors) override {
@@ -138,6 +139,7 @@ TEST_F(RollbackTest, EveryStepBeforeAndAfterItsEffect) {
       EXPECT_TRUE(HostPodRoutes().empty()) << ::testing::PrintToString(HostPodRoutes());
       EXPECT_TRUE(Reserved().empty()) << ::testing::PrintToString(Reserved());
       EXPECT_TRUE(Records().empty()) << ::testing::PrintToString(Records());
+      EXPECT_TRUE(AttachmentLinks().empty()) << ::testing::PrintToString(AttachmentLinks());
       EXPECT_EQ(NatRules().find(cid), std::string::npos) << NatRules();
       EXPECT_NE(pod.Sh("ip link show eth0").exit_code, 0) << "container interface left";
     }
@@ -159,6 +161,7 @@ TEST_F(RollbackTest, EveryStepBeforeAndAfterItsEffect) {
   EXPECT_TRUE(HostLinks().empty());
   EXPECT_TRUE(Reserved().empty());
   EXPECT_TRUE(Records().empty());
+  EXPECT_TRUE(AttachmentLinks().empty()) << ::testing::PrintToString(AttachmentLinks());
   EXPECT_EQ(NatRules().find("rb-ok"), std::string::npos) << NatRules();
 }
 

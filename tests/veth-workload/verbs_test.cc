@@ -46,6 +46,7 @@ class VerbsTest : public ::testing::Test {
     EXPECT_TRUE(ops_.links.empty());
     EXPECT_TRUE(ops_.nat_rules.empty());
     EXPECT_TRUE(ops_.records.empty());
+    EXPECT_TRUE(ops_.by_attachment.empty());
   }
   FakeOps ops_;
 };
@@ -151,8 +152,9 @@ TEST_F(VerbsTest, DelUndoesAdd) {
   Add(MakeArgs(MasqConf(), test::kPodArgs), ops_);
   ops_.calls.clear();
   Del(MakeArgs(MasqConf(), test::kPodArgs, "DEL"), ops_);
-  EXPECT_EQ(ops_.calls, (std::vector<std::string>{"ReadRecord", "IpamDel", "DeleteContainerLink", "NatRemove",
-                                                  "RemoveRecord"}));
+  // The record by attachment, then whether its name is still this attachment's.
+  EXPECT_EQ(ops_.calls, (std::vector<std::string>{"FindRecord", "ReadRecord", "IpamDel", "DeleteContainerLink",
+                                                  "NatRemove", "RemoveRecord"}));
   ops_.calls.clear();
   ExpectClean();
   // Idempotent.
@@ -175,6 +177,28 @@ TEST_F(VerbsTest, DelOfAnOldSandboxKeepsTheNewOnes) {
   EXPECT_EQ(ops_.Count("DeleteHostVeth"), 0);
   EXPECT_EQ(ops_.links.count(kVeth), 1u);
   EXPECT_EQ(ops_.records.count(kRecordKey), 1u);
+}
+
+// Both sandboxes of a pod were ADDed; the newer one took over the record's name and the host veth name.
+// The older one's DEL (no netns: its sandbox is gone) finds its own record by attachment, but must not
+// touch the newer sandbox's veth or record.
+TEST_F(VerbsTest, DelOfAReplacedSandboxLeavesTheNewerAlone) {
+  Add(MakeArgs(BaseConf(), test::kPodArgs, "ADD", "/run/netns/old", "old"), ops_);
+  ops_.ip_reserved = false;  // the fake IPAM holds one reservation; the newer sandbox takes it
+  Add(MakeArgs(BaseConf(), test::kPodArgs, "ADD", "/run/netns/new", "new"), ops_);
+  ops_.calls.clear();
+  Del(MakeArgs(BaseConf(), test::kPodArgs, "DEL", "", "old"), ops_);
+  EXPECT_EQ(ops_.Count("DeleteHostVeth"), 0);
+  EXPECT_EQ(ops_.links.count(kVeth), 1u);
+  ASSERT_EQ(ops_.records.count(kRecordKey), 1u);
+  EXPECT_EQ(ops_.records.at(kRecordKey).container_id, "new");
+  EXPECT_EQ(ops_.by_attachment.count("old:eth0"), 0u);
+  EXPECT_EQ(ops_.by_attachment.count("new:eth0"), 1u);
+  // The newer sandbox's DEL without netns removes its veth through the record.
+  Del(MakeArgs(BaseConf(), test::kPodArgs, "DEL", "", "new"), ops_);
+  EXPECT_EQ(ops_.links.count(kVeth), 0u);
+  EXPECT_TRUE(ops_.records.empty());
+  EXPECT_TRUE(ops_.by_attachment.empty());
 }
 
 TEST_F(VerbsTest, DelDoesEveryStepAndReportsAll) {

@@ -103,6 +103,7 @@ TEST_F(VethWorkloadNode, Ipv4EveryVersion) {
     EXPECT_TRUE(HostPodRoutes().empty()) << ::testing::PrintToString(HostPodRoutes());
     EXPECT_TRUE(Reserved().empty());
     EXPECT_TRUE(Records().empty());
+    EXPECT_TRUE(AttachmentLinks().empty()) << ::testing::PrintToString(AttachmentLinks());
     EXPECT_NE(pod.Sh("ip link show eth0").exit_code, 0);
   }
 }
@@ -151,12 +152,14 @@ TEST_F(VethWorkloadNode, DualStackPodToPod) {
     EXPECT_TRUE(host_->Ping(Bare(ResultIps(ra)[i])));
   }
   EXPECT_EQ(Records(), (std::vector<std::string>{"_cni/node1-cni-dual--b-eth0.json", "default/node1-k8s-web--1-eth0.json"}));
+  EXPECT_EQ(AttachmentLinks().size(), 2u);
   Del(&a, "dual-a", conf, "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=web-1");
   Del(&b, "dual-b", conf);
   EXPECT_TRUE(HostLinks().empty());
   EXPECT_TRUE(HostPodRoutes().empty()) << ::testing::PrintToString(HostPodRoutes());
   EXPECT_TRUE(Reserved().empty());
   EXPECT_TRUE(Records().empty());
+  EXPECT_TRUE(AttachmentLinks().empty()) << ::testing::PrintToString(AttachmentLinks());
 }
 
 TEST_F(VethWorkloadNode, CheckCatchesRemovedRouteAddressOrVeth) {
@@ -213,6 +216,7 @@ TEST_F(VethWorkloadNode, DelWithoutNetnsReleasesEverything) {
   Del(nullptr, "nons", conf);
   EXPECT_TRUE(Reserved().empty());
   EXPECT_TRUE(Records().empty());
+  EXPECT_TRUE(AttachmentLinks().empty()) << ::testing::PrintToString(AttachmentLinks());
   EXPECT_TRUE(HostLinks().empty()) << "the record's host veth is deleted, and the pair with it";
   EXPECT_NE(pod.Sh("ip link show eth0").exit_code, 0);
 }
@@ -237,6 +241,7 @@ TEST_F(VethWorkloadNode, DelIsIdempotent) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(Reserved().empty());
   EXPECT_TRUE(Records().empty());
+  EXPECT_TRUE(AttachmentLinks().empty()) << ::testing::PrintToString(AttachmentLinks());
 }
 
 // A failed ADD leaves no link, route, record or IP reservation behind.
@@ -247,6 +252,7 @@ TEST_F(VethWorkloadNode, FailedAddLeavesNothing) {
     EXPECT_TRUE(HostPodRoutes().empty()) << ::testing::PrintToString(HostPodRoutes());
     EXPECT_TRUE(Reserved().empty());
     EXPECT_TRUE(Records().empty()) << ::testing::PrintToString(Records());
+    EXPECT_TRUE(AttachmentLinks().empty()) << ::testing::PrintToString(AttachmentLinks());
     EXPECT_NE(pod.Sh("ip link show eth0").exit_code, 0);
   };
   {
@@ -397,6 +403,7 @@ TEST_F(VethWorkloadNode, GcAndStatus) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(Records(), std::vector<std::string>{"_cni/node1-cni-gc--keep-eth0.json"});
+  EXPECT_EQ(AttachmentLinks(), std::vector<std::string>{"gc-keep:eth0"});
   EXPECT_EQ(Reserved(), std::vector<std::string>{Bare(ResultIps(ra)[0])});
   Del(&a, "gc-keep", conf);
   Del(&b, "gc-stale", conf);

@@ -1,7 +1,9 @@
 // Endpoint records (Calico's WorkloadEndpoint in spirit, without a datastore): one JSON file per
-// attachment, replaced atomically under a per-network flock.
+// attachment, replaced atomically under a per-network flock, and a second name for the same file by
+// attachment, so that DEL finds a record in one open whatever CNI_ARGS it gets:
 //   <dataDir>/<network>/.lock
 //   <dataDir>/<network>/<pod namespace | "_cni">/<endpoint name>.json
+//   <dataDir>/<network>/.by-attachment/<containerID>:<ifname>      (a hard link: no file of its own)
 // The namespace folder keeps same-named pods of different namespaces apart; "_cni" and ".lock" can
 // never be a (valid) namespace name.
 #pragma once
@@ -66,20 +68,24 @@ class EndpointStore {
   void Write(const EndpointRecord& r, std::unique_ptr<cni::AtomicFile> draft = nullptr) const;
   // nullopt when there is none. Throws cni::Error(kDecodeFailure / kIoFailure).
   std::optional<EndpointRecord> Read(const std::string& folder, const std::string& name) const;
-  // Removes the record when it exists and belongs to `container_id`; returns whether it did. An
-  // unreadable record is removed too (it cannot be anybody's). Throws cni::Error(kIoFailure).
-  bool RemoveIfOwned(const std::string& folder, const std::string& name, const std::string& container_id) const;
-  // The record of an attachment wherever it is (a scan of every record), or nullopt.
+  // Removes the attachment's link, and the record when it exists and belongs to `container_id`;
+  // returns whether the record was removed. An unreadable record is removed too (it cannot be
+  // anybody's). Throws cni::Error(kIoFailure).
+  bool RemoveIfOwned(const std::string& folder, const std::string& name, const std::string& container_id,
+                     const std::string& ifname) const;
+  // The record of an attachment, through its link (one open), or nullopt. A record replaced by a newer
+  // sandbox of the same pod stays readable through the older attachment's link until that is removed.
   std::optional<EndpointRecord> FindByAttachment(const std::string& container_id, const std::string& ifname) const;
   // Every readable record, sorted by path; unreadable ones are skipped with a warning.
   std::vector<EndpointRecord> List() const;
-  // Removes the records whose (containerID, ifname) is not in `valid` and returns them; a record that
-  // cannot be removed is named in `errors` and the others are still removed.
+  // Removes the records and links whose (containerID, ifname) is not in `valid` and returns the
+  // records; a file that cannot be removed is named in `errors` and the others are still removed.
   std::vector<EndpointRecord> RemoveStale(const std::vector<cni::Attachment>& valid,
                                           std::vector<std::string>& errors) const;
 
  private:
   std::string NetworkDir() const { return data_dir_ + "/" + network_; }
+  std::string LinkPath(const std::string& container_id, const std::string& ifname) const;
   std::vector<std::pair<std::string, EndpointRecord>> ListUnlocked() const;
 
   std::string data_dir_;

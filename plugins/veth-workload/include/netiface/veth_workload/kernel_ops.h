@@ -49,7 +49,8 @@ class KernelOps : public Ops {
   void WriteRecord(const EndpointRecord& r) override;
   std::optional<EndpointRecord> ReadRecord(const std::string& folder, const std::string& name) override;
   std::optional<EndpointRecord> FindRecord(const std::string& container_id, const std::string& ifname) override;
-  bool RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id) override;
+  bool RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id,
+                    const std::string& ifname) override;
   std::vector<EndpointRecord> RemoveStaleRecords(const std::vector<cni::Attachment>& valid,
                                                  std::vector<std::string>& errors) override;
 
