@@ -9,8 +9,8 @@
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
+#include "netiface/cni/unique_fd.h"
 #include "netiface/ipam/reservation.h"
-#include "netiface/ipam/unique_fd.h"
 
 namespace netiface::ipam {
 namespace {
@@ -103,7 +103,7 @@ enum class Create { kYes, kNo };
 // stamp protocol covers an interrupted write. With Create::kNo a missing file stays missing.
 // REQUIRES: `data` non-empty.
 void WriteInPlace(const std::string& path, const std::string& data, Create create = Create::kYes) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | (create == Create::kYes ? O_CREAT : 0), 0600));
+  cni::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | (create == Create::kYes ? O_CREAT : 0), 0600));
   if (!fd.valid() && create == Create::kNo && errno == ENOENT) return;
   if (!fd.valid()) throw cni::Error(cni::kIoFailure, "cannot write " + path, std::strerror(errno));
   size_t off = 0;
@@ -121,7 +121,7 @@ void WriteInPlace(const std::string& path, const std::string& data, Create creat
 // Makes the stamp at `path` untrustworthy by overwriting the first byte of its magic; false (errno
 // set) when that failed for another reason than a missing stamp.
 bool SpoilStamp(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  cni::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (!fd.valid()) return errno == ENOENT;
   while (::pwrite(fd.get(), "!", 1, 0) != 1) {
     if (errno != EINTR) return false;

@@ -38,7 +38,7 @@ void WriteAll(int fd, std::string_view data, const std::string& what) {
 
 // The content of dir_fd/name, nullopt when it does not exist.
 std::optional<std::string> ReadAt(int dir_fd, const std::string& name, const std::string& dir) {
-  UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC));
+  cni::UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno == ENOENT) return std::nullopt;
     IoError("cannot open " + dir + "/" + name, errno);
@@ -99,7 +99,7 @@ class PendingFile {
  private:
   int dir_fd_;
   std::string dir_;
-  UniqueFd fd_;
+  cni::UniqueFd fd_;
   bool named_ = false;
 };
 
@@ -119,13 +119,13 @@ std::optional<Store> Store::Open(const StoreConfig& c, bool create) {
       IoError("cannot use " + dir, errno);
     }
   }
-  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  cni::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) IoError("cannot open " + dir, errno);
   cni::FileLock lock = cni::FileLock::Acquire(dir + "/" + std::string(kLockFileName), c.lock_timeout_ms);
   return Store(std::move(lock), std::move(fd), std::move(dir), IndexDir(c));
 }
 
-Store::Store(cni::FileLock lock, UniqueFd dir_fd, std::string dir, std::string index_dir)
+Store::Store(cni::FileLock lock, cni::UniqueFd dir_fd, std::string dir, std::string index_dir)
     : lock_(std::move(lock)), dir_fd_(std::move(dir_fd)), dir_(std::move(dir)), index_(std::move(index_dir)),
       boot_id_(BootId()) {}
 
@@ -161,7 +161,7 @@ void Store::EnsureIndex() {
 }
 
 std::vector<IndexEntry> Store::ReadAll() {
-  UniqueFd fd(::openat(dir_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  cni::UniqueFd fd(::openat(dir_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) IoError("cannot open " + dir_, errno);
   DIR* d = ::fdopendir(fd.get());
   if (!d) IoError("cannot list " + dir_, errno);
@@ -325,7 +325,7 @@ void Store::SetLastReserved(size_t range_set, const IpAddr& ip) {
   // Overwritten from offset 0 and then cut, not opened with O_TRUNC (see index.cc: on ext4 a truncation
   // to zero makes the next one wait for the disk). Killed in between, the cursor may name another
   // address: only round-robin suffers, as the reference says of a stale cursor.
-  UniqueFd fd(::openat(dir_fd_.get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  cni::UniqueFd fd(::openat(dir_fd_.get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
   if (!fd.valid()) IoError("cannot write " + dir_ + "/" + name, errno);
   std::string text = ip.ToString();
   if (::pwrite(fd.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||

@@ -16,6 +16,7 @@
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/log.h"
+#include "netiface/cni/unique_fd.h"
 
 extern char** environ;
 
@@ -24,26 +25,9 @@ namespace {
 
 using nlohmann::json;
 
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { Close(); }
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&&) = delete;
-  int get() const { return fd_; }
-  void Close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 // A close-on-exec pipe whose ends are above 2, so that dup2 onto 0/1 in the child always clears
 // close-on-exec on the copy.
-std::pair<Fd, Fd> Pipe() {
+std::pair<UniqueFd, UniqueFd> Pipe() {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) throw Error(kIoFailure, "cannot create pipe", std::strerror(errno));
   for (int& fd : p) {
@@ -53,7 +37,7 @@ std::pair<Fd, Fd> Pipe() {
       fd = moved;
     }
   }
-  Fd r(p[0]), w(p[1]);
+  UniqueFd r(p[0]), w(p[1]);
   if (r.get() < 0 || w.get() < 0) throw Error(kIoFailure, "cannot create pipe", std::strerror(errno));
   return {std::move(r), std::move(w)};
 }
@@ -92,7 +76,7 @@ class SigpipeBlock {
 // A spawned child: our ends of its stdin and stdout pipes, and what is left to write.
 class PosixRunning : public Exec::Running {
  public:
-  PosixRunning(pid_t pid, Fd in_w, Fd out_r, std::string input, std::string path, bool hold)
+  PosixRunning(pid_t pid, UniqueFd in_w, UniqueFd out_r, std::string input, std::string path, bool hold)
       : pid_(pid),
         in_w_(std::move(in_w)),
         out_r_(std::move(out_r)),
@@ -121,7 +105,7 @@ class PosixRunning : public Exec::Running {
     if (held_) {  // never released: the child gets an empty stdin
       held_ = false;
       input_.clear();
-      in_w_.Close();
+      in_w_.Reset();
     }
     SigpipeBlock block;
     ExecOutput out;
@@ -146,11 +130,11 @@ class PosixRunning : public Exec::Running {
       } else if (w < 0 && errno == EINTR) {
         continue;
       } else {
-        if (w < 0 && errno != EAGAIN) in_w_.Close();
+        if (w < 0 && errno != EAGAIN) in_w_.Reset();
         break;
       }
     }
-    if (written_ == input_.size()) in_w_.Close();
+    if (written_ == input_.size()) in_w_.Reset();
   }
 
   // Feeds the rest of stdin and drains stdout at once, so that neither side blocks on a full pipe.
@@ -168,22 +152,22 @@ class PosixRunning : public Exec::Running {
       if (n == 2 && fds[1].revents != 0) {
         ssize_t w = ::write(in_w_.get(), input_.data() + written_, input_.size() - written_);
         if (w > 0) written_ += static_cast<size_t>(w);
-        if ((w < 0 && errno != EINTR && errno != EAGAIN) || written_ == input_.size()) in_w_.Close();
+        if ((w < 0 && errno != EINTR && errno != EAGAIN) || written_ == input_.size()) in_w_.Reset();
       }
       if (fds[0].revents != 0) {
         ssize_t r = ::read(out_r_.get(), buf, sizeof(buf));
         if (r > 0) {
           output.append(buf, static_cast<size_t>(r));
         } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-          out_r_.Close();
+          out_r_.Reset();
         }
       }
     }
-    in_w_.Close();
+    in_w_.Reset();
   }
 
   pid_t pid_;
-  Fd in_w_, out_r_;
+  UniqueFd in_w_, out_r_;
   std::string input_;
   std::string path_;
   bool held_;
@@ -242,8 +226,8 @@ class PosixExec : public Exec {
     posix_spawnattr_destroy(&attr);
     if (rc != 0) throw Error(kIoFailure, "failed to execute " + req.path, std::strerror(rc));
     SpreadFromThisCpu(pid);
-    in_r.Close();
-    out_w.Close();
+    in_r.Reset();
+    out_w.Reset();
     // Only our ends: the child holds other open file descriptions, which stay blocking.
     ::fcntl(in_w.get(), F_SETFL, ::fcntl(in_w.get(), F_GETFL) | O_NONBLOCK);
     ::fcntl(out_r.get(), F_SETFL, ::fcntl(out_r.get(), F_GETFL) | O_NONBLOCK);

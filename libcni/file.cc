@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/unique_fd.h"
 
 namespace netiface::cni {
 namespace {
@@ -20,22 +21,6 @@ namespace {
 [[noreturn]] void IoError(const std::string& what, const std::string& path, int err) {
   throw Error(kIoFailure, what + " " + path, std::strerror(err));
 }
-
-// A descriptor closed on scope exit unless released.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int Release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 std::string DirOf(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -71,12 +56,12 @@ void WriteAll(int fd, const std::string& data, const std::string& path) {
 }  // namespace
 
 FileLock FileLock::Acquire(const std::string& path, int timeout_ms) {
-  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (fd.get() < 0) IoError("cannot open lock file", path, errno);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   auto sleep = std::chrono::microseconds(1000);
   while (true) {
-    if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) return FileLock(fd.Release());
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) return FileLock(std::move(fd));
     if (errno == EINTR) continue;
     if (errno != EWOULDBLOCK) IoError("cannot lock", path, errno);
     auto now = std::chrono::steady_clock::now();
@@ -87,42 +72,28 @@ FileLock FileLock::Acquire(const std::string& path, int timeout_ms) {
   }
 }
 
-FileLock::FileLock(FileLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-
-FileLock& FileLock::operator=(FileLock&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(o.fd_, -1);
-  }
-  return *this;
-}
-
-FileLock::~FileLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
-}
-
 void WriteFileAtomic(const std::string& path, const std::string& data, int mode, Sync sync) {
   AtomicFile(path, mode).Commit(data, sync);
 }
 
 AtomicFile::AtomicFile(std::string path, int mode) : path_(std::move(path)), mode_(mode) {
-  for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
+  for (int attempt = 0; attempt < 16 && !fd_.valid(); ++attempt) {
     tmp_ = path_ + ".tmp-" + RandomSuffix();
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (fd_ < 0 && errno != EEXIST) IoError("cannot create", tmp_, errno);
+    fd_.Reset(::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+    if (!fd_.valid() && errno != EEXIST) IoError("cannot create", tmp_, errno);
   }
-  if (fd_ < 0) IoError("cannot create a temporary file for", path_, EEXIST);
+  if (!fd_.valid()) IoError("cannot create a temporary file for", path_, EEXIST);
 }
 
 AtomicFile::~AtomicFile() {
-  if (fd_ < 0) return;
-  ::close(fd_);
+  if (!fd_.valid()) return;
+  fd_.Reset();
   ::unlink(tmp_.c_str());
 }
 
 void AtomicFile::Commit(const std::string& data, Sync sync) {
-  if (fd_ < 0) throw Error(kInternal, "AtomicFile for " + path_ + " committed twice");
-  Fd fd(std::exchange(fd_, -1));
+  if (!fd_.valid()) throw Error(kInternal, "AtomicFile for " + path_ + " committed twice");
+  UniqueFd fd = std::move(fd_);
   try {
     if (::fchmod(fd.get(), static_cast<mode_t>(mode_)) != 0) IoError("cannot chmod", tmp_, errno);
     WriteAll(fd.get(), data, tmp_);
@@ -135,13 +106,13 @@ void AtomicFile::Commit(const std::string& data, Sync sync) {
   }
   if (sync != Sync::kPowerLoss) return;
   const std::string dir = DirOf(path_);
-  Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dfd.get() < 0) IoError("cannot open folder", dir, errno);
   if (::fsync(dfd.get()) != 0) IoError("cannot fsync folder", dir, errno);
 }
 
 std::optional<std::string> ReadFileIfExists(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) return std::nullopt;
     IoError("cannot open", path, errno);
@@ -161,7 +132,7 @@ std::optional<std::string> ReadFileIfExists(const std::string& path) {
 }
 
 void WriteFileDurable(const std::string& path, const std::string& data, int mode) {
-  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
   if (fd.get() < 0) IoError("cannot create", path, errno);
   if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) IoError("cannot chmod", path, errno);
   WriteAll(fd.get(), data, path);

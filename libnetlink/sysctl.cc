@@ -7,24 +7,11 @@
 #include <cstring>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/unique_fd.h"
 #include "netiface/netlink/netns.h"
 
 namespace netiface::nl {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Rejects keys that could leave /proc/sys.
 bool ValidKey(const std::string& key) {
@@ -62,7 +49,7 @@ void WriteSysctl(const NetNs* ns, const std::string& key, const std::string& val
   };
   int rc = OpenSysctl(ns, key, O_WRONLY);
   if (rc < 0) throw fail(-rc);
-  Fd fd(rc);
+  cni::UniqueFd fd(rc);
   ssize_t n = write(fd.get(), value.data(), value.size());
   if (n < 0) throw fail(errno);
   if (static_cast<size_t>(n) != value.size()) throw fail(EIO);
@@ -72,7 +59,7 @@ std::optional<std::string> ReadSysctl(const NetNs* ns, const std::string& key) {
   int rc = OpenSysctl(ns, key, O_RDONLY);
   if (rc == -ENOENT) return std::nullopt;
   if (rc < 0) throw cni::Error(cni::kIoFailure, "failed to read sysctl " + key + ": " + strerror(-rc));
-  Fd fd(rc);
+  cni::UniqueFd fd(rc);
   std::string out;
   char buf[512];
   for (;;) {

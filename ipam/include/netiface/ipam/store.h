@@ -20,10 +20,10 @@
 
 #include "netiface/cni/file.h"
 #include "netiface/cni/ip.h"
+#include "netiface/cni/unique_fd.h"
 #include "netiface/ipam/config.h"
 #include "netiface/ipam/index.h"
 #include "netiface/ipam/range.h"
-#include "netiface/ipam/unique_fd.h"
 
 namespace netiface::ipam {
 
@@ -85,7 +85,7 @@ class Store {
   bool scanned() const { return scanned_; }
 
  private:
-  Store(cni::FileLock lock, UniqueFd dir_fd, std::string dir, std::string index_dir);
+  Store(cni::FileLock lock, cni::UniqueFd dir_fd, std::string dir, std::string index_dir);
   // REQUIRES: called before every change to the folder. The first call of a Commit cycle removes the
   // index's stamp, so that whatever happens until Commit, the old stamp can never vouch for the folder.
   void BeginChange();
@@ -96,7 +96,7 @@ class Store {
 
   // Declared first: destroyed last, so the lock outlives every other change.
   cni::FileLock lock_;
-  UniqueFd dir_fd_;
+  cni::UniqueFd dir_fd_;
   std::string dir_;
   OwnerIndex index_;
   std::string boot_id_;

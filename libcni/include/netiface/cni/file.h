@@ -4,6 +4,9 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+
+#include "netiface/cni/unique_fd.h"
 
 namespace netiface::cni {
 
@@ -14,15 +17,10 @@ class FileLock {
   // Waits at most timeout_ms; then throws Error(kTryAgainLater) naming the path. Other failures:
   // Error(kIoFailure).
   static FileLock Acquire(const std::string& path, int timeout_ms);
-  FileLock(FileLock&& o) noexcept;
-  FileLock& operator=(FileLock&& o) noexcept;
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  ~FileLock();
 
  private:
-  explicit FileLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  explicit FileLock(UniqueFd fd) : fd_(std::move(fd)) {}
+  UniqueFd fd_;  // closing the last descriptor releases the flock
 };
 
 // How far a write must survive. kProcessCrash: a killed writer leaves the old file or the new one,
@@ -53,7 +51,7 @@ class AtomicFile {
  private:
   std::string path_, tmp_;
   int mode_;
-  int fd_ = -1;
+  UniqueFd fd_;  // the temporary, until Commit
 };
 // Truncates and writes `path` in place (mode `mode`, whatever existed) and fsyncs it: durable when it
 // returns, for one journal commit instead of the two of WriteFileAtomic(kPowerLoss). A crash while it

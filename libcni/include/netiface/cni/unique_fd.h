@@ -5,7 +5,7 @@
 
 #include <utility>
 
-namespace netiface::ipam {
+namespace netiface::cni {
 
 class UniqueFd {
  public:
@@ -33,4 +33,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace netiface::ipam
+}  // namespace netiface::cni
