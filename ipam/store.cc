@@ -27,15 +27,6 @@ constexpr const char* kTempName = ".netiface-tmp";
   throw cni::Error(cni::kIoFailure, what, std::strerror(err));
 }
 
-void WriteAll(int fd, std::string_view data, const std::string& what) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) IoError("cannot write " + what, errno);
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-}
-
 // The content of dir_fd/name, nullopt when it does not exist.
 std::optional<std::string> ReadAt(int dir_fd, const std::string& name, const std::string& dir) {
   cni::UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC));
@@ -71,7 +62,7 @@ class PendingFile {
       if (!fd_.valid()) IoError("cannot create " + dir + "/" + kTempName, errno);
       named_ = true;
     }
-    WriteAll(fd_.get(), content, "a reservation in " + dir);
+    cni::WriteAll(fd_.get(), content, "a reservation in " + dir);
   }
   ~PendingFile() {
     if (named_) ::unlinkat(dir_fd_, kTempName, 0);

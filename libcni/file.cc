@@ -41,19 +41,16 @@ std::string RandomSuffix() {
   return s;
 }
 
-void WriteAll(int fd, const std::string& data, const std::string& path) {
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      IoError("cannot write", path, errno);
-    }
-    off += static_cast<size_t>(n);
+}  // namespace
+
+void WriteAll(int fd, std::string_view data, const std::string& what) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) IoError("cannot write", what, errno);
+    data.remove_prefix(static_cast<size_t>(n));
   }
 }
-
-}  // namespace
 
 FileLock FileLock::Acquire(const std::string& path, int timeout_ms) {
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "netiface/cni/unique_fd.h"
@@ -58,6 +59,9 @@ class AtomicFile {
 // runs can leave the file torn or empty, so it is only for files whose readers treat an unparsable one
 // as missing (flannel's saved delegate configs). Throws Error(kIoFailure) naming the path.
 void WriteFileDurable(const std::string& path, const std::string& data, int mode = 0600);
+// Writes all of `data` to `fd` (retrying short writes and EINTR). Throws Error(kIoFailure) "cannot
+// write <what>".
+void WriteAll(int fd, std::string_view data, const std::string& what);
 // nullopt when the file does not exist; throws Error(kIoFailure) on other errors.
 std::optional<std::string> ReadFileIfExists(const std::string& path);
 // Creates the folder and its parents (like mkdir -p) with `mode` for the ones it creates.
