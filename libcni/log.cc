@@ -35,17 +35,17 @@ spdlog::level::level_enum ToSpd(Level l) {
 
 struct State {
   Level level = Level::kWarn;
-  std::shared_ptr<spdlog::sinks::stderr_sink_st> stderr_sink;
   std::shared_ptr<spdlog::sinks::basic_file_sink_st> file_sink;
-  std::unique_ptr<spdlog::logger> logger;
+  std::unique_ptr<spdlog::logger> logger;  // built at the first message: most calls log none
 
-  State() {
-    stderr_sink = std::make_shared<spdlog::sinks::stderr_sink_st>();
-    Rebuild();
+  spdlog::logger& Logger() {
+    if (!logger) Build();
+    return *logger;
   }
 
   // Without a file every enabled level goes to stderr; with one, stderr keeps warnings and errors.
-  void Rebuild() {
+  void Build() {
+    auto stderr_sink = std::make_shared<spdlog::sinks::stderr_sink_st>();
     std::vector<spdlog::sink_ptr> sinks{stderr_sink};
     stderr_sink->set_level(file_sink ? ToSpd(std::max(level, Level::kWarn)) : ToSpd(level));
     if (file_sink) {
@@ -91,10 +91,8 @@ void Configure(const nlohmann::json& conf) {
   std::string warning;
   s.level = Level::kWarn;
   s.file_sink.reset();
-  if (!conf.is_object()) {
-    s.Rebuild();
-    return;
-  }
+  s.logger.reset();
+  if (!conf.is_object()) return;
   if (auto it = conf.find("logLevel"); it != conf.end() && it->is_string()) {
     if (auto l = ParseLevel(it->get<std::string>())) {
       s.level = *l;
@@ -109,14 +107,14 @@ void Configure(const nlohmann::json& conf) {
       warning = std::string("logging to stderr: ") + e.what();
     }
   }
-  s.Rebuild();
+  s.logger.reset();
   if (!warning.empty()) Write(Level::kWarn, warning);
 }
 
 void SetLevel(Level l) {
   State& s = GetState();
   s.level = l;
-  s.Rebuild();
+  s.logger.reset();
 }
 
 bool Enabled(Level l) { return l != Level::kOff && l >= GetState().level; }
@@ -124,7 +122,7 @@ bool Enabled(Level l) { return l != Level::kOff && l >= GetState().level; }
 void Write(Level l, std::string_view msg) {
   if (!Enabled(l)) return;
   try {
-    GetState().logger->log(ToSpd(l), "{}", msg);
+    GetState().Logger().log(ToSpd(l), "{}", msg);
   } catch (...) {
     // Logging never fails the caller.
   }

@@ -1,12 +1,12 @@
 #include "netiface/cni/skel.h"
 
+#include <errno.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdlib>
-#include <iostream>
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/log.h"
@@ -34,8 +34,20 @@ class RealEnv : public Env {
     }
     return out;
   }
-  std::ostream& Out() override { return std::cout; }
-  std::ostream& Err() override { return std::cerr; }
+  // Plain write(2): <iostream> would cost every plugin process its static initialisation (the locale
+  // and eight streams, ~44k instructions, most of a host-local call's own work).
+  void WriteOut(std::string_view s) override { WriteFd(STDOUT_FILENO, s); }
+  void WriteErr(std::string_view s) override { WriteFd(STDERR_FILENO, s); }
+
+ private:
+  static void WriteFd(int fd, std::string_view s) {
+    while (!s.empty()) {
+      ssize_t n = ::write(fd, s.data(), s.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // a closed stdout has no reader to tell
+      s.remove_prefix(static_cast<size_t>(n));
+    }
+  }
 };
 
 struct VerbSpec {
@@ -95,15 +107,14 @@ int Dispatch(const PluginFuncs& funcs, const PluginInfo& info, Env& env, std::st
   std::string command = Nonempty(env, "CNI_COMMAND");
   if (command.empty()) {
     if (info.about.empty()) throw Error(kInvalidEnv, "required env variables [CNI_COMMAND] missing");
-    env.Err() << info.about << "\nCNI protocol versions supported: " << Join(info.supported_versions, ", ", false)
-              << "\n";
+    env.WriteErr(info.about + "\nCNI protocol versions supported: " + Join(info.supported_versions, ", ", false) +
+                 "\n");
     return 0;
   }
   if (command == "VERSION") {
     stdin_data = env.ReadStdin();
     json reply = {{"cniVersion", VersionReply(stdin_data, info)}, {"supportedVersions", info.supported_versions}};
-    env.Out() << reply.dump() << "\n";
-    env.Out().flush();
+    env.WriteOut(reply.dump() + "\n");
     return 0;
   }
   auto verb = std::find_if(kVerbs.begin(), kVerbs.end(), [&](const VerbSpec& v) { return v.name == command; });
@@ -144,8 +155,7 @@ int Dispatch(const PluginFuncs& funcs, const PluginInfo& info, Env& env, std::st
   if (command == "ADD") {
     if (!funcs.add) throw Error(kInvalidEnv, "plugin does not support ADD");
     Result result = funcs.add(args);
-    env.Out() << PrintJson(ResultToJson(result, version));
-    env.Out().flush();
+    env.WriteOut(PrintJson(ResultToJson(result, version)));
   } else if (command == "DEL") {
     if (!funcs.del) throw Error(kInvalidEnv, "plugin does not support DEL");
     funcs.del(args);
@@ -163,8 +173,7 @@ int Dispatch(const PluginFuncs& funcs, const PluginInfo& info, Env& env, std::st
 int Fail(const Error& e, const std::string& stdin_data, Env& env) {
   std::string command = env.Get("CNI_COMMAND").value_or("");
   log::Error("{} failed: code {}: {}", command.empty() ? "call" : command, e.code(), e.what());
-  env.Out() << PrintJson(e.ToJson(ErrorVersion(stdin_data)));
-  env.Out().flush();
+  env.WriteOut(PrintJson(e.ToJson(ErrorVersion(stdin_data))));
   return 1;
 }
 

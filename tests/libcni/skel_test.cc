@@ -25,8 +25,8 @@ class FakeEnv : public Env {
     return it->second;
   }
   std::string ReadStdin() override { return stdin_data; }
-  std::ostream& Out() override { return out; }
-  std::ostream& Err() override { return err; }
+  void WriteOut(std::string_view s) override { out << s; }
+  void WriteErr(std::string_view s) override { err << s; }
 };
 
 std::string Conf(const std::string& version, const std::string& name = "net1") {
@@ -73,7 +73,7 @@ FakeEnv EnvFor(const std::string& command, const std::string& stdin_data) {
   return env;
 }
 
-// Runs PluginMain and checks the error contract: exit 1, only the error object on Out().
+// Runs PluginMain and checks the error contract: exit 1, only the error object on WriteOut().
 json ExpectError(const PluginFuncs& funcs, FakeEnv& env, int code, const PluginInfo& info = PluginInfo{}) {
   int rc = PluginMain(funcs, info, env);
   EXPECT_EQ(rc, 1);

@@ -32,8 +32,8 @@ class Env {
   virtual ~Env() = default;
   virtual std::optional<std::string> Get(const std::string& name) const = 0;
   virtual std::string ReadStdin() = 0;
-  virtual std::ostream& Out() = 0;  // the result's alone
-  virtual std::ostream& Err() = 0;  // logs
+  virtual void WriteOut(std::string_view s) = 0;  // the result's alone
+  virtual void WriteErr(std::string_view s) = 0;  // logs
 };
 // The process's real environment, stdin, stdout and stderr.
 Env& ProcessEnv();
@@ -54,7 +54,7 @@ struct PluginInfo {
 
 // Runs one verb. Returns the process exit code (0 on success, 1 on error). On success ADD prints
 // the Result in conf.cni_version's shape, other verbs print nothing; VERSION prints
-// {cniVersion, supportedVersions}. On failure prints the error JSON on Out().
+// {cniVersion, supportedVersions}. On failure prints the error JSON on WriteOut().
 // Checks: required variables per verb; CNI_CONTAINERID and the network name are valid names;
 // CNI_IFNAME <= 15 chars, not "."/"..", no '/', ':' or whitespace; the config's version is supported
 // by the plugin and new enough for the verb (CHECK >= 0.4.0, STATUS and GC >= 1.1.0).
