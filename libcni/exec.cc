@@ -283,12 +283,12 @@ std::map<std::string, std::string> ChildEnv(const std::string& command, const Cm
   return env;
 }
 
-ExecRequest DelegateRequest(const std::string& command, const std::string& type, const json& conf,
+ExecRequest DelegateRequest(const std::string& command, const std::string& type, const DelegateConf& conf,
                             const CmdArgs& args) {
   ExecRequest req;
   req.path = FindPlugin(type, args.path);
   req.env = ChildEnv(command, args);
-  req.stdin_data = conf.dump();
+  req.stdin_data = conf.bytes;
   return req;
 }
 
@@ -356,11 +356,24 @@ void CheckDelegable(const std::string& command) {
 
 json ExecPlugin(Exec& exec, const ExecRequest& req) { return Interpret(exec.Run(req), req.path); }
 
-Result DelegateAdd(const std::string& type, const json& conf, const CmdArgs& args, Exec& exec) {
+DelegateConf::DelegateConf(const json& conf) : bytes(conf.dump()), version("0.1.0") {
+  if (auto it = conf.find("cniVersion"); it != conf.end() && it->is_string() && !it->get<std::string>().empty()) {
+    version = it->get<std::string>();
+  }
+}
+
+DelegateConf DelegateConf::Own(const CmdArgs& args) {
+  DelegateConf c;
+  c.bytes = args.stdin_data;
+  c.version = args.conf.cni_version;
+  return c;
+}
+
+Result DelegateAdd(const std::string& type, const DelegateConf& conf, const CmdArgs& args, Exec& exec) {
   return StartDelegateAdd(type, conf, args, exec).Wait();
 }
 
-void Delegate(const std::string& command, const std::string& type, const json& conf, const CmdArgs& args,
+void Delegate(const std::string& command, const std::string& type, const DelegateConf& conf, const CmdArgs& args,
               Exec& exec) {
   CheckDelegable(command);
   ExecRequest req = DelegateRequest(command, type, conf, args);
@@ -390,7 +403,7 @@ json PendingDelegate::Wait() {
   return Interpret(running->Wait(), path_);
 }
 
-PendingDelegate StartDelegate(const std::string& command, const std::string& type, const json& conf,
+PendingDelegate StartDelegate(const std::string& command, const std::string& type, const DelegateConf& conf,
                               const CmdArgs& args, Exec& exec) {
   CheckDelegable(command);
   ExecRequest req = DelegateRequest(command, type, conf, args);
@@ -419,16 +432,12 @@ void PendingAdd::Finish() noexcept {
   }
 }
 
-PendingAdd StartDelegateAdd(const std::string& type, const json& conf, const CmdArgs& args, Exec& exec,
+PendingAdd StartDelegateAdd(const std::string& type, const DelegateConf& conf, const CmdArgs& args, Exec& exec,
                             Stdin stdin_mode) {
   ExecRequest req = DelegateRequest("ADD", type, conf, args);
   req.hold_stdin = stdin_mode == Stdin::kOnRelease;
   log::Debug("starting ADD of {}", req.path);
-  std::string version = "0.1.0";
-  if (auto it = conf.find("cniVersion"); it != conf.end() && it->is_string() && !it->get<std::string>().empty()) {
-    version = it->get<std::string>();
-  }
-  return PendingAdd(PendingDelegate(exec.Start(req), req.path), type, std::move(version));
+  return PendingAdd(PendingDelegate(exec.Start(req), req.path), type, conf.version);
 }
 
 }  // namespace netiface::cni

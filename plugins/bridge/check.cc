@@ -91,7 +91,7 @@ void Check(const cni::CmdArgs& args) {
   const Config c = ParseConfig(args.conf);
   if (!args.conf.prev_result) throw cni::Error(cni::kInvalidConfig, "bridge: CHECK requires a prevResult");
   const cni::Result& prev = *args.conf.prev_result;
-  if (!c.ipam_type.empty()) cni::Delegate("CHECK", c.ipam_type, args.conf.raw, args);
+  if (!c.ipam_type.empty()) cni::Delegate("CHECK", c.ipam_type, cni::DelegateConf::Own(args), args);
 
   const ResultIfaces f = FindIfaces(prev, c, args.ifname);
   if (f.container < 0) {

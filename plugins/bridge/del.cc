@@ -21,7 +21,7 @@ void Del(const cni::CmdArgs& args) {
   // IPAM releases while the kernel spends ~20 ms unregistering the deleted veth.
   std::optional<cni::PendingDelegate> ipam_del;
   if (!c.ipam_type.empty()) {
-    failures.Run("IPAM DEL", [&] { ipam_del.emplace(cni::StartDelegate("DEL", c.ipam_type, args.conf.raw, args)); });
+    failures.Run("IPAM DEL", [&] { ipam_del.emplace(cni::StartDelegate("DEL", c.ipam_type, cni::DelegateConf::Own(args), args)); });
   }
   if (!args.netns.empty()) {
     failures.Run("deleting the container interface", [&] {
@@ -40,14 +40,14 @@ void Del(const cni::CmdArgs& args) {
 
 void Status(const cni::CmdArgs& args) {
   const Config c = ParseConfig(args.conf);
-  if (!c.ipam_type.empty()) cni::Delegate("STATUS", c.ipam_type, args.conf.raw, args);
+  if (!c.ipam_type.empty()) cni::Delegate("STATUS", c.ipam_type, cni::DelegateConf::Own(args), args);
 }
 
 void Gc(const cni::CmdArgs& args) {
   const Config c = ParseConfig(args.conf);
   cni::ErrorList failures;
   if (!c.ipam_type.empty()) {
-    failures.Run("IPAM GC", [&] { cni::Delegate("GC", c.ipam_type, args.conf.raw, args); });
+    failures.Run("IPAM GC", [&] { cni::Delegate("GC", c.ipam_type, cni::DelegateConf::Own(args), args); });
   }
   // Without a valid list nothing is known to be stale: keep every rule.
   if (args.conf.valid_attachments) {

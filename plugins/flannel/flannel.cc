@@ -29,13 +29,14 @@ json WithPrevResult(json delegate, const cni::CmdArgs& args) {
 
 cni::Result Add(const cni::CmdArgs& args, cni::Exec& exec) {
   const Config c = ParseConfig(args.conf);
-  const json delegate = RenderDelegate(c, LoadSubnetEnv(c.subnet_file));
-  const std::string type = DelegateType(delegate);
+  const json rendered = RenderDelegate(c, LoadSubnetEnv(c.subnet_file));
+  const std::string type = DelegateType(rendered);
+  const cni::DelegateConf delegate(rendered);  // serialised once: the same bytes are saved and sent
   const std::string path = SavedConfigPath(c.data_dir, args.container_id, args.ifname);
   // The saved config is durable before the delegate can change anything, and the delegate's process
   // starts meanwhile: it gets its config only at Release(). When the save fails it gets none and exits.
   cni::PendingAdd pending = cni::StartDelegateAdd(type, delegate, args, exec, cni::Stdin::kOnRelease);
-  SaveConfig(path, c.data_dir, delegate);
+  SaveConfig(path, c.data_dir, delegate.bytes);
   pending.Release();
   try {
     return pending.Wait();

@@ -35,12 +35,12 @@ std::optional<SavedConfig> LoadSavedConfig(const std::string& data_dir, const st
   return std::nullopt;
 }
 
-void SaveConfig(const std::string& path, const std::string& data_dir, const nlohmann::json& conf) {
+void SaveConfig(const std::string& path, const std::string& data_dir, const std::string& conf) {
   cni::MakeDirs(data_dir, 0700);
   // In place with one fsync rather than WriteFileAtomic's temp file + rename + folder fsync: the rename
   // needs a second journal commit (~4 ms on ext4, most of an ADD). A torn file is harmless here: DEL
   // treats an unparsable saved config as a missing one and renders the delegate config again.
-  cni::WriteFileDurable(path, conf.dump(), 0600);
+  cni::WriteFileDurable(path, conf, 0600);
 }
 
 void RemoveSavedConfig(const std::string& path) {

@@ -50,19 +50,19 @@ KernelOps::KernelOps(const cni::CmdArgs& args)
 
 // --- IPAM ---
 
-cni::Result KernelOps::IpamAdd() { return cni::DelegateAdd(ipam_type_, args_.conf.raw, args_); }
+cni::Result KernelOps::IpamAdd() { return cni::DelegateAdd(ipam_type_, cni::DelegateConf::Own(args_), args_); }
 std::function<cni::Result()> KernelOps::StartIpamAdd() {
-  auto pending = std::make_shared<cni::PendingAdd>(cni::StartDelegateAdd(ipam_type_, args_.conf.raw, args_));
+  auto pending = std::make_shared<cni::PendingAdd>(cni::StartDelegateAdd(ipam_type_, cni::DelegateConf::Own(args_), args_));
   return [pending] { return pending->Wait(); };
 }
-void KernelOps::IpamDel() { cni::Delegate("DEL", ipam_type_, args_.conf.raw, args_); }
+void KernelOps::IpamDel() { cni::Delegate("DEL", ipam_type_, cni::DelegateConf::Own(args_), args_); }
 std::function<void()> KernelOps::StartIpamDel() {
-  auto pending = std::make_shared<cni::PendingDelegate>(cni::StartDelegate("DEL", ipam_type_, args_.conf.raw, args_));
+  auto pending = std::make_shared<cni::PendingDelegate>(cni::StartDelegate("DEL", ipam_type_, cni::DelegateConf::Own(args_), args_));
   return [pending] { pending->Wait(); };
 }
-void KernelOps::IpamCheck() { cni::Delegate("CHECK", ipam_type_, args_.conf.raw, args_); }
-void KernelOps::IpamStatus() { cni::Delegate("STATUS", ipam_type_, args_.conf.raw, args_); }
-void KernelOps::IpamGc() { cni::Delegate("GC", ipam_type_, args_.conf.raw, args_); }
+void KernelOps::IpamCheck() { cni::Delegate("CHECK", ipam_type_, cni::DelegateConf::Own(args_), args_); }
+void KernelOps::IpamStatus() { cni::Delegate("STATUS", ipam_type_, cni::DelegateConf::Own(args_), args_); }
+void KernelOps::IpamGc() { cni::Delegate("GC", ipam_type_, cni::DelegateConf::Own(args_), args_); }
 
 // --- Sockets and namespaces ---
 

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "netiface/cni/config.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
 #include "netiface/cni/version.h"
@@ -233,6 +234,26 @@ TEST_F(ExecTest, DelegateBuildsTheChildEnvironment) {
   EXPECT_THROW(Delegate("VERSION", "host-local", conf, args, rec), Error);
   unsetenv("NETIFACE_EXEC_TEST_MARKER");
   unsetenv("CNI_NETNS");
+}
+
+// IPAM gets the main plugin's stdin byte for byte (as the reference does), and the result is read at
+// the version that stdin declared.
+TEST_F(ExecTest, OwnConfPassesTheStdinBytesOn) {
+  Script(dir_, "host-local", "exit 0");
+  CmdArgs args;
+  args.path = dir_.path();
+  args.stdin_data = "{ \"type\": \"bridge\",\n  \"cniVersion\": \"0.3.1\", \"name\": \"n\" }\n";
+  args.conf = ParseNetConf(args.stdin_data);
+  DelegateConf own = DelegateConf::Own(args);
+  EXPECT_EQ(own.bytes, args.stdin_data);
+  EXPECT_EQ(own.version, "0.3.1");
+  RecordingExec rec;
+  rec.reply.stdout_data = R"({"cniVersion":"0.3.1","ips":[{"version":"4","address":"10.0.0.9/24"}]})";
+  Result r = DelegateAdd("host-local", own, args, rec);
+  EXPECT_EQ(rec.last.stdin_data, args.stdin_data);
+  ASSERT_EQ(r.ips.size(), 1u);
+  EXPECT_EQ(r.ips[0].address.ToString(), "10.0.0.9/24");
+  EXPECT_EQ(DelegateConf(json{{"name", "n"}}).version, "0.1.0") << "no cniVersion: 0.1.0";
 }
 
 TEST_F(ExecTest, DelegateAddRunsARealChild) {

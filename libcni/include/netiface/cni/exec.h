@@ -60,12 +60,26 @@ std::string FindPlugin(std::string_view type, std::string_view cni_path);
 // plugin's own Error (code, msg, details) when its stdout is an error object, else kDelegateFailed.
 nlohmann::json ExecPlugin(Exec& exec, const ExecRequest& req);
 
+// What a delegate reads on its stdin, and the version its ADD result is read at.
+struct DelegateConf {
+  DelegateConf(const nlohmann::json& conf);  // serialised; the version is its "cniVersion" (0.1.0 when absent)
+  // This plugin's own stdin, byte for byte, as the reference hands a main plugin's config to its IPAM
+  // plugin; nothing is serialised again.
+  static DelegateConf Own(const CmdArgs& args);
+
+  std::string bytes;
+  std::string version;
+
+ private:
+  DelegateConf() = default;
+};
+
 // Delegation from inside a plugin: run `type` (found in args.path) with this process's CNI
 // environment, CNI_COMMAND replaced by `command`, and `conf` as stdin.
-// DelegateAdd parses the result at the version of `conf` (its "cniVersion").
-Result DelegateAdd(const std::string& type, const nlohmann::json& conf, const CmdArgs& args,
+// DelegateAdd parses the result at conf.version.
+Result DelegateAdd(const std::string& type, const DelegateConf& conf, const CmdArgs& args,
                    Exec& exec = DefaultExec());
-void Delegate(const std::string& command, const std::string& type, const nlohmann::json& conf,
+void Delegate(const std::string& command, const std::string& type, const DelegateConf& conf,
               const CmdArgs& args, Exec& exec = DefaultExec());
 
 // A delegated call running in the background, so that a verb can overlap it with other work (ADD
@@ -88,7 +102,7 @@ class PendingDelegate {
   std::string path_;
 };
 // Starts `command` (DEL, CHECK, STATUS, GC) like Delegate() and returns at once.
-PendingDelegate StartDelegate(const std::string& command, const std::string& type, const nlohmann::json& conf,
+PendingDelegate StartDelegate(const std::string& command, const std::string& type, const DelegateConf& conf,
                               const CmdArgs& args, Exec& exec = DefaultExec());
 
 // A delegated ADD running in the background.
@@ -111,7 +125,7 @@ class PendingAdd {
 };
 // kOnRelease: the delegate's process starts now, its config goes over at PendingAdd::Release().
 enum class Stdin { kNow, kOnRelease };
-PendingAdd StartDelegateAdd(const std::string& type, const nlohmann::json& conf, const CmdArgs& args,
+PendingAdd StartDelegateAdd(const std::string& type, const DelegateConf& conf, const CmdArgs& args,
                             Exec& exec = DefaultExec(), Stdin stdin_mode = Stdin::kNow);
 
 }  // namespace netiface::cni

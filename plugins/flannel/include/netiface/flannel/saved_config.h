@@ -24,7 +24,7 @@ std::optional<SavedConfig> LoadSavedConfig(const std::string& data_dir, const st
 
 // Writes the file (0600, fsynced) in data_dir, which is created 0700 when missing. Throws
 // cni::Error(kIoFailure).
-void SaveConfig(const std::string& path, const std::string& data_dir, const nlohmann::json& conf);
+void SaveConfig(const std::string& path, const std::string& data_dir, const std::string& conf);
 
 // Removes the file; a file that is already gone is fine. Throws cni::Error(kIoFailure).
 void RemoveSavedConfig(const std::string& path);
