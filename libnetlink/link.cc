@@ -150,28 +150,33 @@ void SetMaster(Socket& s, const std::string& name, const std::string& master) {
 
 void SetHairpin(Socket& s, const std::string& name, bool on) {
   std::string what = "failed to set hairpin mode of " + name;
-  // Port flags go to the bridge (RTM_SETLINK, AF_BRIDGE, IFLA_PROTINFO) and need the ifindex.
-  LinkInfo port = MustFindLink(s, name, what);
-  LinkPtr orig = NewLink();
-  rtnl_link_set_family(orig.get(), AF_BRIDGE);
-  rtnl_link_set_ifindex(orig.get(), port.index);
-  // rtnl_link_bridge_alloc makes a bridge *device*; port flags live in the AF_BRIDGE family data.
-  LinkPtr changes = NewLink();
-  rtnl_link_set_family(changes.get(), AF_BRIDGE);
-  if (on) {
-    rtnl_link_bridge_set_flags(changes.get(), RTNL_BRIDGE_HAIRPIN_MODE);
-  } else {
-    rtnl_link_bridge_unset_flags(changes.get(), RTNL_BRIDGE_HAIRPIN_MODE);
-  }
-  Check(rtnl_link_change(s.get(), orig.get(), changes.get(), 0), what);
+  if (name.empty() || name.size() >= IFNAMSIZ) throw cni::Error(cni::kNetlink, what + ": invalid name");
+  // The port's bridge options by name, as `ip link set NAME type bridge_slave hairpin on` does:
+  // RTM_NEWLINK with IFLA_LINKINFO / IFLA_INFO_SLAVE_DATA / IFLA_BRPORT_MODE. (The AF_BRIDGE
+  // RTM_SETLINK route needs the ifindex, which would cost a lookup.)
+  detail::MsgPtr msg(detail::NotNull(nlmsg_alloc_simple(RTM_NEWLINK, 0), "message"));
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  nlattr* info = nullptr;
+  nlattr* data = nullptr;
+  bool ok = nlmsg_append(msg.get(), &ifi, sizeof(ifi), NLMSG_ALIGNTO) >= 0 &&
+            nla_put_string(msg.get(), IFLA_IFNAME, name.c_str()) >= 0 &&
+            (info = nla_nest_start(msg.get(), IFLA_LINKINFO)) != nullptr &&
+            nla_put_string(msg.get(), IFLA_INFO_SLAVE_KIND, "bridge") >= 0 &&
+            (data = nla_nest_start(msg.get(), IFLA_INFO_SLAVE_DATA)) != nullptr &&
+            nla_put_u8(msg.get(), IFLA_BRPORT_MODE, on ? 1 : 0) >= 0;
+  if (!ok) throw cni::Error(cni::kNetlink, what + ": message too long");
+  nla_nest_end(msg.get(), data);
+  nla_nest_end(msg.get(), info);
+  Check(detail::Transact(s, std::move(msg), [](nl_msg*) {}), what);
 }
 
-bool WaitOperUp(Socket& s, const std::string& name, int timeout_ms) {
+std::optional<LinkInfo> WaitOperUp(Socket& s, const std::string& name, int timeout_ms) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     auto l = FindLink(s, name);
-    if (l && l->oper_up) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
+    if (l && l->oper_up) return l;
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
     std::this_thread::sleep_for(kPollInterval);
   }
 }

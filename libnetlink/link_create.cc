@@ -40,6 +40,7 @@ MsgPtr BuildVethRequest(const VethSpec& spec) {
   ConfigureEnd(link.get(), spec.name, spec, spec.mac);
   ConfigureEnd(peer.get(), spec.peer_name, spec, spec.peer_mac);
   if (spec.peer_ns != nullptr) rtnl_link_set_ns_fd(peer.get(), spec.peer_ns->fd());
+  if (spec.master_index > 0) rtnl_link_set_master(link.get(), spec.master_index);
   nl_msg* raw = nullptr;
   Check(rtnl_link_build_add_request(link.get(), NLM_F_CREATE | NLM_F_EXCL, &raw),
         "failed to build veth request for " + spec.name);

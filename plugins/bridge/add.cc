@@ -66,9 +66,10 @@ nl::LinkInfo EnsureBridgeUp(nl::Socket& host, const Config& c) {
   return *br;
 }
 
-// Creates the pair with the container end directly in the netns; returns the host end's name.
-std::string CreateVethPair(nl::Socket& host, nl::Socket& ctr, const nl::NetNs& ns, const Config& c,
-                           const std::string& ifname, const std::string& mac) {
+// Creates the pair with the container end directly in the netns and the host end already a port of
+// the bridge; returns the host end's name.
+std::string CreateVethPair(nl::Socket& host, nl::Socket& ctr, const nl::NetNs& ns, const nl::LinkInfo& br,
+                           const Config& c, const std::string& ifname, const std::string& mac) {
   for (int attempt = 0; attempt < kVethNameAttempts; ++attempt) {
     nl::VethSpec spec;
     spec.name = RandomVethName();
@@ -76,6 +77,7 @@ std::string CreateVethPair(nl::Socket& host, nl::Socket& ctr, const nl::NetNs& n
     spec.peer_ns = &ns;
     spec.mtu = c.mtu;
     spec.peer_mac = mac;
+    spec.master_index = br.index;
     try {
       nl::CreateVeth(host, spec);
       return spec.name;
@@ -188,10 +190,10 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
   std::optional<cni::PendingAdd> ipam;
   ScopeGuard undo_ipam;
   if (!c.ipam_type.empty()) {
-    ipam.emplace(cni::StartDelegateAdd(c.ipam_type, args.conf.raw, args));
+    ipam.emplace(cni::StartDelegateAdd(c.ipam_type, cni::DelegateConf::Own(args), args));
     undo_ipam.Set([&] {
       ipam->Finish();
-      cni::Delegate("DEL", c.ipam_type, args.conf.raw, args);
+      cni::Delegate("DEL", c.ipam_type, cni::DelegateConf::Own(args), args);
     });
   }
 
@@ -199,9 +201,8 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
   const nl::LinkInfo br = EnsureBridgeUp(host, c);
 
   step("veth");
-  const std::string host_veth = CreateVethPair(host, ctr, *ns, c, args.ifname, mac);
+  const std::string host_veth = CreateVethPair(host, ctr, *ns, br, c, args.ifname, mac);
   ScopeGuard undo_veth([&] { nl::DeleteLink(host, host_veth); });  // takes the container end along
-  nl::SetMaster(host, host_veth, c.bridge);
   if (c.hairpin) nl::SetHairpin(host, host_veth, true);
   nl::SetLinkUp(host, host_veth);
   auto ctr_link = nl::FindLink(ctr, args.ifname);
@@ -236,13 +237,12 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
   }
 
   step("wait");
-  if (!nl::WaitOperUp(host, host_veth, kOperUpTimeoutMs)) {
+  // The host end as it is once up is what CHECK will compare with.
+  const auto host_link = nl::WaitOperUp(host, host_veth, kOperUpTimeoutMs);
+  if (!host_link) {
     throw cni::Error(cni::kNetlink, "bridge port " + host_veth + " did not come up within " +
                                         std::to_string(kOperUpTimeoutMs) + " ms");
   }
-  // Refetched: the host end's state after enslaving is what CHECK will compare with.
-  auto host_link = nl::FindLink(host, host_veth);
-  if (!host_link) throw cni::Error(cni::kNetlink, "host veth " + host_veth + " vanished");
 
   log::Debug("ADD done");
   cni::Result result = plan.result;

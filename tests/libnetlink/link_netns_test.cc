@@ -135,18 +135,33 @@ TEST_F(LinkTest, SetMasterAndHairpin) {
   ExpectError(cni::kNetlink, [&] { SetHairpin(*host_, "nolink", true); });
 }
 
+TEST_F(LinkTest, VethCreatedAsABridgePort) {
+  ASSERT_TRUE(EnsureBridge(*host_, "br0", 0));
+  const int br = Index(*host_, "br0");
+  CreateVeth(*host_, {.name = "vh8", .peer_name = "eth0", .peer_ns = &*pod_ns_, .master_index = br});
+  auto port = FindLink(*host_, "vh8");
+  ASSERT_TRUE(port);
+  EXPECT_EQ(port->master_index, br);
+  EXPECT_EQ(Dev(*host_tmp_, "vh8").value("master", ""), "br0");
+  EXPECT_EQ(FindLink(*pod_, "eth0")->master_index, 0);
+  ExpectError(cni::kNetlink, [&] {
+    CreateVeth(*host_, {.name = "vh9", .peer_name = "eth1", .peer_ns = &*pod_ns_, .master_index = 999999});
+  });
+  EXPECT_FALSE(FindLink(*host_, "vh9")) << "a failed enslave leaves no half-made pair";
+}
+
 TEST_F(LinkTest, StateMtuMacPromisc) {
   MakePair("vh7", false);
   SetLinkUp(*host_, "vh7");
   EXPECT_TRUE(FindLink(*host_, "vh7")->admin_up);
   // A veth is oper-up only when both ends are up.
-  EXPECT_FALSE(WaitOperUp(*host_, "vh7", 20));
+  EXPECT_FALSE(WaitOperUp(*host_, "vh7", 20).has_value());
   SetLinkUp(*pod_, "eth0");
-  EXPECT_TRUE(WaitOperUp(*host_, "vh7", 5000));
+  EXPECT_TRUE(WaitOperUp(*host_, "vh7", 5000).has_value());
   EXPECT_TRUE(FindLink(*host_, "vh7")->oper_up);
   SetLinkDown(*host_, "vh7");
   EXPECT_FALSE(FindLink(*host_, "vh7")->admin_up);
-  EXPECT_FALSE(WaitOperUp(*host_, "nolink", 10));
+  EXPECT_FALSE(WaitOperUp(*host_, "nolink", 10).has_value());
 
   SetMtu(*pod_, "eth0", 1280);
   EXPECT_EQ(FindLink(*pod_, "eth0")->mtu, 1280);

@@ -32,12 +32,12 @@ int U32(const nlattr* a) { return a ? static_cast<int>(nla_get_u32(const_cast<nl
 
 struct End {
   std::string name, mac;
-  int mtu = -1, tx = -1, rx = -1, ns_fd = -1;
+  int mtu = -1, tx = -1, rx = -1, ns_fd = -1, master = -1;
 };
 
 End ReadEnd(nlattr** tb) {
   return End{Str(tb[IFLA_IFNAME]), Mac(tb[IFLA_ADDRESS]), U32(tb[IFLA_MTU]), U32(tb[IFLA_NUM_TX_QUEUES]),
-             U32(tb[IFLA_NUM_RX_QUEUES]), U32(tb[IFLA_NET_NS_FD])};
+             U32(tb[IFLA_NUM_RX_QUEUES]), U32(tb[IFLA_NET_NS_FD]), U32(tb[IFLA_MASTER])};
 }
 
 struct Parsed {
@@ -82,6 +82,7 @@ TEST(VethRequest, OneCreateRequestWithThePeerInItsNamespace) {
   spec.num_queues = 4;
   spec.mac = "02:00:00:00:00:01";
   spec.peer_mac = "0A:58:0A:F4:01:02";
+  spec.master_index = 7;
   detail::MsgPtr msg = detail::BuildVethRequest(spec);
   Parsed p = Parse(msg.get());
 
@@ -96,6 +97,8 @@ TEST(VethRequest, OneCreateRequestWithThePeerInItsNamespace) {
   EXPECT_EQ(p.self.tx, 4);
   EXPECT_EQ(p.self.rx, 4);
   EXPECT_EQ(p.self.ns_fd, -1) << "this end stays in the socket's namespace";
+  EXPECT_EQ(p.self.master, 7) << "enslaved in the same request";
+  EXPECT_EQ(p.peer.master, -1) << "the peer is in another namespace";
 
   EXPECT_EQ(p.peer.name, "eth0");
   EXPECT_EQ(p.peer.mac, "0a:58:0a:f4:01:02");
@@ -119,6 +122,7 @@ TEST(VethRequest, DefaultsLeaveKernelChoices) {
     EXPECT_EQ(e.mtu, -1);
     EXPECT_EQ(e.tx, -1);
     EXPECT_EQ(e.ns_fd, -1);
+    EXPECT_EQ(e.master, -1);
   }
 }
 

@@ -38,6 +38,7 @@ struct VethSpec {
   int num_queues = 1;            // tx and rx queues of both ends
   std::string mac;               // "" = kernel's choice
   std::string peer_mac;          // "" = kernel's choice
+  int master_index = 0;          // > 0: `name` is enslaved to this link in the same request
 };
 // One RTM_NEWLINK request; never creates-then-moves. Throws cni::Error(kNetlink) on failure, with
 // IsExists() semantics reported as an Error whose message contains "exists".
@@ -54,7 +55,7 @@ void SetMaster(Socket& s, const std::string& name, const std::string& master);
 void SetHairpin(Socket& s, const std::string& name, bool on);
 void SetPromisc(Socket& s, const std::string& name, bool on);
 
-// Polls until the link is oper-up or `timeout_ms` passes. Returns whether it came up.
-bool WaitOperUp(Socket& s, const std::string& name, int timeout_ms);
+// Polls until the link is oper-up and returns it then; nullopt when `timeout_ms` passes first.
+std::optional<LinkInfo> WaitOperUp(Socket& s, const std::string& name, int timeout_ms);
 
 }  // namespace netiface::nl
