@@ -30,6 +30,15 @@ size_t KeyRank(const std::string& key) {
 
 // A JSON string literal with Go's HTML-safe escapes (<, >, & as \u003c, \u003e, \u0026).
 void AppendString(const std::string& s, std::string& out) {
+  // Names, addresses and MACs: printable ASCII with nothing to escape, copied as they are.
+  if (std::all_of(s.begin(), s.end(), [](char c) {
+        return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&';
+      })) {
+    out += '"';
+    out += s;
+    out += '"';
+    return;
+  }
   std::string lit = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
   for (char c : lit) {
     switch (c) {
