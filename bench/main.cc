@@ -180,9 +180,17 @@ int main(int argc, char** argv) {
     std::cerr << "== flannel\n";
     Setup fl{"fl-ours", o.bin + "/flannel", o.bin, flannel, work + "/fl-ours"};
     seq["fl-ours"] = RunSequential(fl, n, n_check, true);
+    // Our bridge on the same config: what flannel itself adds to the chain.
+    json ours_delegate = flannel_delegate;
+    ours_delegate["bridge"] = "nfb-fl-o";
+    ours_delegate["ipam"]["dataDir"] = work + "/fl-ours-bridge";
+    Setup flo{"fl-ours-bridge", o.bin + "/bridge", o.bin, ours_delegate, work + "/fl-ours-bridge"};
+    seq["fl-ours-bridge"] = RunSequential(flo, n, n_check, true);
     Setup flb{"fl-ref-bridge", o.ref + "/bridge", o.ref, flannel_delegate, work + "/fl-ref"};
     seq["fl-ref-bridge"] = RunSequential(flb, n, n_check, true);
     md << SeqRow("flannel → bridge + host-local", "netiface", seq["fl-ours"])
+       << SeqRow("flannel → bridge + host-local", "netiface bridge + host-local alone, on flannel's delegate config",
+                 seq["fl-ours-bridge"])
        << SeqRow("flannel → bridge + host-local", "reference bridge + host-local, on flannel's delegate config",
                  seq["fl-ref-bridge"]);
     std::string ref_flannel = o.ref + "/flannel";
