@@ -1,13 +1,16 @@
 #include "netiface/netlink/addr.h"
 
 #include <linux/if_addr.h>
+#include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 
 #include <gtest/gtest.h>
+#include <netlink/socket.h>
 
+#include "netiface/netlink/link.h"
 #include "netiface/netlink/sysctl.h"
 #include "netns_fixture.h"
 
@@ -24,6 +27,28 @@ cni::IpNet Net(const char* s) {
 
 bool Has(const std::vector<AddrInfo>& list, const cni::IpNet& n) {
   return std::any_of(list.begin(), list.end(), [&](const AddrInfo& a) { return a.local == n; });
+}
+
+// A dump by index is filtered by the kernel for the length of the call: strict checking is switched
+// on for it and off again, so the other requests on the socket are judged as before.
+TEST_F(AddrTest, ListByIndexAmongManyLinksLeavesTheSocketLenient) {
+  MakePair("vb0");
+  int eth0 = Index(*pod_, "eth0");
+  AddAddress(*pod_, eth0, Net("10.23.0.5/24"));
+  for (int i = 1; i <= 3; ++i) {
+    std::string name = "dm" + std::to_string(i);
+    ASSERT_EQ(pod_tmp_->Sh("ip link add " + name + " type veth peer name " + name + "p").exit_code, 0);
+    AddAddress(*pod_, Index(*pod_, name), Net(("10.23." + std::to_string(i) + ".5/24").c_str()));
+  }
+  auto one = ListAddresses(*pod_, eth0, AF_INET);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].local, Net("10.23.0.5/24"));
+  EXPECT_EQ(ListAddresses(*pod_, 0, AF_INET).size(), 5u) << "lo's 127.0.0.1 and the four links'";
+  int strict = -1;
+  socklen_t len = sizeof strict;
+  ASSERT_EQ(getsockopt(nl_socket_get_fd(pod_->get()), SOL_NETLINK, NETLINK_GET_STRICT_CHK, &strict, &len), 0);
+  EXPECT_EQ(strict, 0);
+  EXPECT_TRUE(FindLink(*pod_, "dm1").has_value());
 }
 
 TEST_F(AddrTest, Ipv4AddListDelete) {
