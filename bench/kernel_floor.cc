@@ -69,8 +69,9 @@ FloorReport RunBridgeFloor(int n) {
     auto ns = nl::NetNs::Open(pool.Path(i));
     nl::Socket ctr = nl::Socket::OpenIn(*ns);
     std::string hname = "nfq" + std::to_string(i);
-    nl::CreateVeth(host, {.name = hname, .peer_name = "eth0", .peer_ns = &*ns, .mtu = 1500});
-    nl::SetMaster(host, hname, br);
+    // As bridge ADD: the host end is a port of the bridge from its create request on.
+    const int br_index = nl::FindLink(host, br)->index;
+    nl::CreateVeth(host, {.name = hname, .peer_name = "eth0", .peer_ns = &*ns, .mtu = 1500, .master_index = br_index});
     nl::SetLinkUp(host, hname);
     auto eth0 = nl::FindLink(ctr, "eth0");
     IpAddr ip = IpAddr::V4((10u << 24) | (251u << 16) | static_cast<uint32_t>(i + 2));
