@@ -107,7 +107,6 @@ void Configure(const nlohmann::json& conf) {
       warning = std::string("logging to stderr: ") + e.what();
     }
   }
-  s.logger.reset();
   if (!warning.empty()) Write(Level::kWarn, warning);
 }
 

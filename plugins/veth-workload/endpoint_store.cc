@@ -119,6 +119,20 @@ EndpointRecord RecordFromJson(const json& j) {
   return r;
 }
 
+namespace {
+
+// The record in the file at `path`; nullopt when there is none. Throws kDecodeFailure for a file that
+// is not a record.
+std::optional<EndpointRecord> ReadRecordFile(const std::string& path) {
+  auto data = cni::ReadFileIfExists(path);
+  if (!data) return std::nullopt;
+  json j = json::parse(*data, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) Bad("invalid JSON in " + path);
+  return RecordFromJson(j);
+}
+
+}  // namespace
+
 EndpointStore::EndpointStore(std::string data_dir, std::string network)
     : data_dir_(std::move(data_dir)), network_(std::move(network)) {}
 
@@ -159,11 +173,7 @@ void EndpointStore::Write(const EndpointRecord& r, std::unique_ptr<cni::AtomicFi
 }
 
 std::optional<EndpointRecord> EndpointStore::Read(const std::string& folder, const std::string& name) const {
-  auto data = cni::ReadFileIfExists(PathFor(folder, name));
-  if (!data) return std::nullopt;
-  json j = json::parse(*data, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) Bad("invalid JSON in " + PathFor(folder, name));
-  return RecordFromJson(j);
+  return ReadRecordFile(PathFor(folder, name));
 }
 
 bool EndpointStore::RemoveIfOwned(const std::string& folder, const std::string& name,
@@ -204,11 +214,7 @@ std::vector<std::pair<std::string, EndpointRecord>> EndpointStore::ListUnlocked(
   std::sort(paths.begin(), paths.end());
   for (const auto& p : paths) {
     try {
-      auto data = cni::ReadFileIfExists(p);
-      if (!data) continue;
-      json j = json::parse(*data, nullptr, false);
-      if (j.is_discarded()) Bad("invalid JSON");
-      out.emplace_back(p, RecordFromJson(j));
+      if (auto r = ReadRecordFile(p)) out.emplace_back(p, std::move(*r));
     } catch (const cni::Error& e) {
       log::Warn("skipping endpoint record {}: {}", p, e.what());
     }
@@ -220,12 +226,8 @@ std::optional<EndpointRecord> EndpointStore::FindByAttachment(const std::string&
                                                               const std::string& ifname) const {
   // No lock: records and links are replaced and removed atomically.
   const std::string link = LinkPath(container_id, ifname);
-  auto data = cni::ReadFileIfExists(link);
-  if (!data) return std::nullopt;
-  json j = json::parse(*data, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) Bad("invalid JSON in " + link);
-  EndpointRecord r = RecordFromJson(j);
-  if (r.container_id != container_id || r.ifname != ifname) Bad(link + " is the record of another attachment");
+  auto r = ReadRecordFile(link);
+  if (r && (r->container_id != container_id || r->ifname != ifname)) Bad(link + " is the record of another attachment");
   return r;
 }
 

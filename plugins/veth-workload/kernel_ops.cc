@@ -50,7 +50,6 @@ KernelOps::KernelOps(const cni::CmdArgs& args)
 
 // --- IPAM ---
 
-cni::Result KernelOps::IpamAdd() { return cni::DelegateAdd(ipam_type_, cni::DelegateConf::Own(args_), args_); }
 std::function<cni::Result()> KernelOps::StartIpamAdd() {
   auto pending = std::make_shared<cni::PendingAdd>(cni::StartDelegateAdd(ipam_type_, cni::DelegateConf::Own(args_), args_));
   return [pending] { return pending->Wait(); };

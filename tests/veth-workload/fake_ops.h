@@ -47,10 +47,6 @@ class FakeOps : public Ops {
   std::vector<std::string> calls;
   std::vector<std::string> deleted_host_veths;
 
-  cni::Result IpamAdd() override {
-    Step("IpamAdd", [&] { ip_reserved = true; });
-    return ipam_result;
-  }
   // Like the real one, the allocation lands when the background ADD finishes, which the waiter
   // stands for: an IpamDel() before it would leave the address reserved.
   std::function<cni::Result()> StartIpamAdd() override {

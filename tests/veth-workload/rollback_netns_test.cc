@@ -19,7 +19,6 @@ class FaultyOps : public Ops {
   FaultyOps(const cni::CmdArgs& args, std::string fail_at, bool after)
       : real_(args), fail_at_(std::move(fail_at)), after_(after) {}
 
-  cni::Result IpamAdd() override { return Step("IpamAdd", [&] { return real_.IpamAdd(); }); }
   // The real background start. Failing "after" it leaves host-local running while the rollback
   // starts, and so do failures of the steps that overlap it (DeleteHostVeth, CreateVeth).
   std::function<cni::Result()> StartIpamAdd() override {

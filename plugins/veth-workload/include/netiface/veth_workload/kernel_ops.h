@@ -23,7 +23,6 @@ class KernelOps : public Ops {
   // Reads only the config keys it needs (ipam type, dataDir); `args` must outlive the object.
   explicit KernelOps(const cni::CmdArgs& args);
 
-  cni::Result IpamAdd() override;
   std::function<cni::Result()> StartIpamAdd() override;
   void IpamDel() override;
   std::function<void()> StartIpamDel() override;

@@ -35,12 +35,9 @@ class Ops {
   virtual ~Ops() = default;
 
   // --- IPAM: the plugin of ipam.type, with this request's config and environment. ---
-  virtual cni::Result IpamAdd() = 0;
   // Starts IPAM ADD and returns what waits for its result (and throws its error), so that ADD can
-  // create the veth pair while IPAM allocates. The default runs IpamAdd() at once.
-  virtual std::function<cni::Result()> StartIpamAdd() {
-    return [result = IpamAdd()] { return result; };
-  }
+  // create the veth pair while IPAM allocates.
+  virtual std::function<cni::Result()> StartIpamAdd() = 0;
   virtual void IpamDel() = 0;
   // Starts IPAM DEL and returns what waits for it (and throws its error), so that DEL can overlap the
   // release with the kernel's wait for the veth delete. The default runs IpamDel() at once.
