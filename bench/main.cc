@@ -47,16 +47,21 @@ bool OnJournalLessExt4(const std::string& path) {
   return fs::exists("/proc/fs/ext4/" + name) && !fs::exists("/proc/fs/jbd2/" + name + "-8");
 }
 
-// Lets the machine settle before a measured run, so that it does not pay for the runs before it: flushes
-// dirty pages, gives the kernel time to tear down the namespaces the last run deleted (it does that in the
-// background) and, on a journal-less ext4, waits until the inodes the earlier runs freed are past that
-// 60 s window. Both implementations get the same wait; --quick skips the long one.
+// Lets the machine settle between scenarios: flushes dirty pages (the scale scenario writes and deletes
+// 60,000 files) and gives the kernel time to tear down the namespaces the last scenario deleted, which it
+// does in the background. Without it the next scenario pays for the previous one.
+void Settle() {
+  ::sync();
+  ::sleep(2);
+}
+
+// Settle(), and on a journal-less ext4 also the wait until the inodes the earlier runs freed are past that
+// 60 s window. Both implementations get the same wait; --quick skips it.
 class Settler {
  public:
   explicit Settler(bool wait_out_freed_inodes) : wait_(wait_out_freed_inodes) {}
   void operator()() {
-    ::sync();
-    ::sleep(2);
+    Settle();
     if (!wait_) return;
     auto ready = last_deletion_ + std::chrono::seconds(61);
     if (auto now = std::chrono::steady_clock::now(); now < ready) std::this_thread::sleep_for(ready - now);
@@ -168,7 +173,7 @@ int main(int argc, char** argv) {
   fs::create_directories(work);
   // Before every sequential run (their ADD phases are what the goals compare), the long wait; before the
   // parallel, scale and floor scenarios only the short one.
-  Settler settle_run(!o.quick && journal_less), settle(false);
+  Settler settle_run(!o.quick && journal_less);
   auto measure = [&](const Setup& s, bool netns) {
     settle_run();
     SeqReport r = RunSequential(s, n, n_check, netns);
@@ -278,7 +283,7 @@ int main(int argc, char** argv) {
   const int workers = 4, cycles = o.quick ? 5 : 50;
   md << "\n## 3. Parallel: " << workers << " workers × " << cycles << " (ADD+DEL), bridge + host-local, shared bridge and dataDir\n\n"
      << "| impl | ADD median / p95 | DEL median / p95 | throughput (ADD+DEL)/s | fails |\n|---|---|---|---|---|\n";
-  settle();
+  Settle();
   ParReport par_ours = RunParallel(pairs[2].ours, workers, cycles), par_ref = RunParallel(pairs[2].ref, workers, cycles);
   for (auto& [impl, r] : {std::pair{"netiface", par_ours}, std::pair{"reference", par_ref}})
     md << fmt::format("| {} | {} / {} | {} / {} | {:.1f} | {} |\n", impl, F(r.add.median), F(r.add.p95),
@@ -299,7 +304,7 @@ int main(int argc, char** argv) {
   std::vector<int> ks = o.quick ? std::vector<int>{0, 1000} : std::vector<int>{0, 1000, 10000, 30000};
   double ours_add0 = 0, ours_del0 = 0, ours_add_max = 0, ours_del_max = 0;
   for (int k : ks) {
-    settle();
+    Settle();
     std::cerr << "== host-local scale K=" << k << "\n";
     json co = scale_conf, cr = scale_conf;
     co["ipam"] = HostLocal("10.247.0.0/16", work + "/sc-ours");
@@ -318,7 +323,7 @@ int main(int argc, char** argv) {
   md << scale_md.str();
 
   // 5. Kernel floor.
-  settle();
+  Settle();
   std::cerr << "== kernel floor\n";
   FloorReport routed = RunRoutedFloor(n), bridged = RunBridgeFloor(n);
   md << "\n## 5. Kernel floor (the same netlink work in one process: no exec, no JSON, no IPAM; N=" << n << ")\n\n"

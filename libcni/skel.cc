@@ -1,6 +1,5 @@
 #include "netiface/cni/skel.h"
 
-#include <errno.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <cstdlib>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/file.h"
 #include "netiface/cni/log.h"
 
 namespace netiface::cni {
@@ -36,16 +36,15 @@ class RealEnv : public Env {
   }
   // Plain write(2): <iostream> would cost every plugin process its static initialisation (the locale
   // and eight streams, ~44k instructions, most of a host-local call's own work).
-  void WriteOut(std::string_view s) override { WriteFd(STDOUT_FILENO, s); }
-  void WriteErr(std::string_view s) override { WriteFd(STDERR_FILENO, s); }
+  void WriteOut(std::string_view s) override { WriteFd(STDOUT_FILENO, s, "stdout"); }
+  void WriteErr(std::string_view s) override { WriteFd(STDERR_FILENO, s, "stderr"); }
 
  private:
-  static void WriteFd(int fd, std::string_view s) {
-    while (!s.empty()) {
-      ssize_t n = ::write(fd, s.data(), s.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // a closed stdout has no reader to tell
-      s.remove_prefix(static_cast<size_t>(n));
+  static void WriteFd(int fd, std::string_view s, const std::string& what) {
+    try {
+      WriteAll(fd, s, what);
+    } catch (const Error&) {
+      // A closed stdout or stderr has no reader to tell.
     }
   }
 };

@@ -187,13 +187,14 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
   // IPAM ADD runs in its own process while the bridge and the pair are set up: they need nothing from
   // each other. A failed ADD is DELeted after the allocation has finished, so the release never races it.
   step("ipam");
+  const cni::DelegateConf ipam_conf = cni::DelegateConf::Own(args);  // outlives undo_ipam, which uses it
   std::optional<cni::PendingAdd> ipam;
   ScopeGuard undo_ipam;
   if (!c.ipam_type.empty()) {
-    ipam.emplace(cni::StartDelegateAdd(c.ipam_type, cni::DelegateConf::Own(args), args));
+    ipam.emplace(cni::StartDelegateAdd(c.ipam_type, ipam_conf, args));
     undo_ipam.Set([&] {
       ipam->Finish();
-      cni::Delegate("DEL", c.ipam_type, cni::DelegateConf::Own(args), args);
+      cni::Delegate("DEL", c.ipam_type, ipam_conf, args);
     });
   }
 

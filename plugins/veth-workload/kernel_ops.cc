@@ -46,22 +46,25 @@ std::string DataDirOf(const cni::NetConf& conf) {
 }  // namespace
 
 KernelOps::KernelOps(const cni::CmdArgs& args)
-    : args_(args), ipam_type_(args.conf.IpamType()), store_(DataDirOf(args.conf), args.conf.name) {}
+    : args_(args),
+      ipam_type_(args.conf.IpamType()),
+      ipam_conf_(cni::DelegateConf::Own(args)),
+      store_(DataDirOf(args.conf), args.conf.name) {}
 
 // --- IPAM ---
 
 std::function<cni::Result()> KernelOps::StartIpamAdd() {
-  auto pending = std::make_shared<cni::PendingAdd>(cni::StartDelegateAdd(ipam_type_, cni::DelegateConf::Own(args_), args_));
+  auto pending = std::make_shared<cni::PendingAdd>(cni::StartDelegateAdd(ipam_type_, ipam_conf_, args_));
   return [pending] { return pending->Wait(); };
 }
-void KernelOps::IpamDel() { cni::Delegate("DEL", ipam_type_, cni::DelegateConf::Own(args_), args_); }
+void KernelOps::IpamDel() { cni::Delegate("DEL", ipam_type_, ipam_conf_, args_); }
 std::function<void()> KernelOps::StartIpamDel() {
-  auto pending = std::make_shared<cni::PendingDelegate>(cni::StartDelegate("DEL", ipam_type_, cni::DelegateConf::Own(args_), args_));
+  auto pending = std::make_shared<cni::PendingDelegate>(cni::StartDelegate("DEL", ipam_type_, ipam_conf_, args_));
   return [pending] { pending->Wait(); };
 }
-void KernelOps::IpamCheck() { cni::Delegate("CHECK", ipam_type_, cni::DelegateConf::Own(args_), args_); }
-void KernelOps::IpamStatus() { cni::Delegate("STATUS", ipam_type_, cni::DelegateConf::Own(args_), args_); }
-void KernelOps::IpamGc() { cni::Delegate("GC", ipam_type_, cni::DelegateConf::Own(args_), args_); }
+void KernelOps::IpamCheck() { cni::Delegate("CHECK", ipam_type_, ipam_conf_, args_); }
+void KernelOps::IpamStatus() { cni::Delegate("STATUS", ipam_type_, ipam_conf_, args_); }
+void KernelOps::IpamGc() { cni::Delegate("GC", ipam_type_, ipam_conf_, args_); }
 
 // --- Sockets and namespaces ---
 

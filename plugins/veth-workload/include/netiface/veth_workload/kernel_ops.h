@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "netiface/cni/exec.h"
 #include "netiface/cni/skel.h"
 #include "netiface/netlink/netns.h"
 #include "netiface/netlink/socket.h"
@@ -63,6 +64,7 @@ class KernelOps : public Ops {
 
   const cni::CmdArgs& args_;
   std::string ipam_type_;
+  cni::DelegateConf ipam_conf_;  // this plugin's stdin, which IPAM gets as it is
   EndpointStore store_;
   std::unique_ptr<cni::AtomicFile> record_draft_;
   std::optional<nl::Socket> host_;
