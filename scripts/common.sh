@@ -7,9 +7,9 @@ NETIFACE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NETIFACE_PACKAGES=(
   g++ cmake ninja-build pkg-config
   libnl-3-dev libnl-route-3-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libgtest-dev libgmock-dev libssl-dev libnftables-dev
+  libgtest-dev libgmock-dev libssl-dev libnftables-dev libcurl4-openssl-dev
   iproute2 iputils-ping util-linux procps nftables iptables
-  containernetworking-plugins
+  containernetworking-plugins etcd-server etcd-client curl
 )
 
 # Installs the packages that are not installed yet (apt-get update only when something is missing).

@@ -1,0 +1,40 @@
+// host-gw: one route "<subnet> via <peer public IP> dev <uplink>" per remote host-gw lease, tagged with
+// the agent's route protocol so that only routes it made are ever replaced or removed.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netiface/agent/backend.h"
+#include "netiface/netlink/route.h"
+
+namespace netiface::agent {
+
+// The protocol number on every route the agent installs (`ip route` shows "proto 78"). Not one of
+// /etc/iproute2/rt_protos' registered values.
+inline constexpr int kDefaultRouteProtocol = 78;
+
+// Pure. The route a peer's lease needs; nullopt (with *why set) when the lease is not for us: another
+// backend type, no public IP, or the peer's subnet is not IPv4.
+std::optional<nl::RouteSpec> HostGwRoute(const Lease& peer, int uplink_ifindex, int protocol, std::string* why);
+
+// Pure. What a reconcile changes: `observed` is the main table's IPv4 routes (any protocol).
+struct RouteDiff {
+  std::vector<nl::RouteSpec> add;       // missing: add (NLM_F_EXCL)
+  std::vector<nl::RouteSpec> replace;   // ours, but with another gateway or device: replace
+  std::vector<nl::RouteSpec> remove;    // ours and not desired: delete
+  std::vector<std::string> conflicts;   // desired destinations held by a route that is not ours: left alone
+};
+RouteDiff DiffRoutes(const std::vector<nl::RouteSpec>& desired, const std::vector<nl::RouteInfo>& observed,
+                     int protocol);
+
+std::unique_ptr<Backend> MakeHostGwBackend(const Uplink& uplink, int protocol = kDefaultRouteProtocol);
+
+// Deletes every IPv4 and IPv6 route of the main table carrying `protocol` (the cleanup command).
+// Returns how many were deleted.
+int RemoveAgentRoutes(int protocol = kDefaultRouteProtocol);
+
+}  // namespace netiface::agent
