@@ -106,10 +106,9 @@ void SetCommon(CURL* c, const ClientOptions& o, const std::string& url, const st
   error_buffer[0] = '\0';
 }
 
+// curl's detailed message when it left one (it names the address, the timeout or the TLS alert).
 std::string CurlFailure(CURLcode rc, const char* error_buffer) {
-  std::string why = curl_easy_strerror(rc);
-  if (error_buffer[0] != '\0') why += std::string(" (") + error_buffer + ")";
-  return why;
+  return error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(rc);
 }
 
 // The body of an answer with an HTTP error status: the gateway's error object, or the status and text.
@@ -124,6 +123,7 @@ struct WatchState {
   const std::function<bool(const WatchResponse&)>* on_response = nullptr;
   const std::atomic<bool>* stop = nullptr;
   CURL* easy = nullptr;
+  std::string url;
   long status = 0;
   std::string pending;   // bytes after the last newline
   std::string error_body;
@@ -143,7 +143,9 @@ struct WatchState {
       if (e.kind() != Error::kRejected || (code != kCanceled && code != kDeadlineExceeded && code != kUnavailable)) {
         throw;
       }
-      throw Error(Error::kUnavailable, std::string("etcd: watch broke: ") + e.what(), code);
+      std::string why = e.what();
+      if (why.rfind("etcd: ", 0) == 0) why.erase(0, 6);
+      throw Error(Error::kUnavailable, "etcd: watch on " + url + " broke: " + why, code);
     }
     bool more = (*on_response)(r);
     if (!more || r.canceled) {
@@ -340,6 +342,7 @@ void Client::WatchPrefix(const std::string& prefix, int64_t start_revision,
     w.on_response = &on_response;
     w.stop = stop;
     w.easy = easy.get();
+    w.url = url;
     CURL* c = easy.get();
     SetCommon(c, options_, url + "/v3/watch", body, impl_->headers.get(), error_buffer);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnWatchData);
