@@ -109,9 +109,22 @@ void SetCommon(CURL* c, const ClientOptions& o, const std::string& url, const st
   error_buffer[0] = '\0';
 }
 
-// curl's detailed message when it left one (it names the address, the timeout or the TLS alert).
+// curl's kind of failure and its detailed message (the address, the timeout or the TLS alert).
 std::string CurlFailure(CURLcode rc, const char* error_buffer) {
-  return error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(rc);
+  std::string why = curl_easy_strerror(rc);
+  if (error_buffer[0] != '\0' && why != error_buffer) why += std::string(": ") + error_buffer;
+  return why;
+}
+
+// A server that requires mutual TLS closes the connection of a client without a certificate; with
+// TLS 1.3 its alert often arrives after curl has failed on the send or the read, so say what is missing.
+std::string TransportFailure(const ClientOptions& o, const std::string& url, CURLcode rc, const char* error_buffer) {
+  std::string why = CurlFailure(rc, error_buffer);
+  bool tls_drop = rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_RECV_ERROR;
+  if (tls_drop && url.rfind("https://", 0) == 0 && o.cert_file.empty()) {
+    why += " (no client certificate is configured: cert_file/key_file; the server may require one)";
+  }
+  return url + ": " + why;
 }
 
 // The body of an answer with an HTTP error status: the gateway's error object, or the status and text.
@@ -253,7 +266,7 @@ struct Client::Impl {
         curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
       }
       if (rc != CURLE_OK) {
-        failures += (failures.empty() ? "" : "; ") + ep.url + ": " + CurlFailure(rc, error_buffer);
+        failures += (failures.empty() ? "" : "; ") + TransportFailure(o, ep.url, rc, error_buffer);
         continue;
       }
       preferred.store(i);
@@ -401,7 +414,7 @@ void Client::WatchPrefix(const std::string& prefix, int64_t start_revision,
       std::string why = rc == CURLE_OK ? "the server closed the stream" : CurlFailure(rc, error_buffer);
       throw Error(Error::kUnavailable, "etcd: watch on " + url + " broke: " + why);
     }
-    failures += (failures.empty() ? "" : "; ") + url + ": " + CurlFailure(rc, error_buffer);
+    failures += (failures.empty() ? "" : "; ") + TransportFailure(options_, url, rc, error_buffer);
   }
   throw Error(Error::kUnavailable, "etcd unavailable: " + failures);
 }
