@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <spdlog/logger.h>
@@ -120,6 +121,9 @@ bool Enabled(Level l) { return l != Level::kOff && l >= GetState().level; }
 
 void Write(Level l, std::string_view msg) {
   if (!Enabled(l)) return;
+  // The agent logs from more than one thread; the sinks are spdlog's single-threaded ones.
+  static std::mutex* mu = new std::mutex();
+  std::lock_guard<std::mutex> lock(*mu);
   try {
     GetState().Logger().log(ToSpd(l), "{}", msg);
   } catch (...) {

@@ -1,6 +1,7 @@
 // Logging: spdlog behind a small interface (only log.cc includes spdlog). Never writes to stdout.
 // Default: warnings and errors to stderr. Configure() reads "logFile" and "logLevel"
-// (debug|info|warning|error|none) from a plugin config.
+// (debug|info|warning|error|none) from a plugin config. Write is thread-safe; Configure and SetLevel are
+// meant for start-up, before other threads log.
 #pragma once
 
 #include <string_view>
