@@ -1,0 +1,151 @@
+#include "netiface/agent/flags.h"
+
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+
+#include "netiface/agent/hostgw.h"
+#include "netiface/agent/lease.h"
+#include "netiface/cni/ip.h"
+
+namespace netiface::agent {
+namespace {
+
+constexpr char kVersion[] = "netiface-agent " NETIFACE_VERSION;
+
+// flanneld reads FLANNELD_<FLAG> (upper case, '-' as '_') for every flag.
+std::string EnvName(const std::string& flag) {
+  std::string out = "FLANNELD_";
+  for (char c : flag) out += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> NormalizeGoFlags(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    bool go_long = i > 0 && a.size() > 2 && a[0] == '-' && a[1] != '-' && (a.find('=') == std::string::npos
+                                                                             ? a.size() > 2
+                                                                             : a.find('=') > 2);
+    out.push_back(go_long ? "-" + a : a);
+  }
+  return out;
+}
+
+Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map<std::string, std::string>& env,
+                         std::ostream& out, std::ostream& err) {
+  Command cmd;
+  AgentOptions& o = cmd.options;
+  std::string endpoints = "http://127.0.0.1:4001,http://127.0.0.1:2379";
+  std::vector<std::string> ifaces;
+  std::string public_ip;
+  std::string log_level = "info";
+  int64_t renew_margin_min = 60;
+  bool version = false;
+
+  CLI::App app("netiface-agent: flanneld's node side. Leases a subnet for this node in etcd (flannel's layout),\n"
+               "writes subnet.env for the flannel CNI plugin, routes to the other nodes' subnets (host-gw) and\n"
+               "keeps masquerade and forward rules in nftables table inet netiface.",
+               "netiface-agent");
+  app.footer("Every flag can also be given as FLANNELD_<FLAG> in the environment (FLANNELD_ETCD_ENDPOINTS, ...),\n"
+             "and as -flag=value (Go's spelling). See agent/README.md.");
+  auto env_of = [&](const std::string& flag) -> const std::string* {
+    auto it = env.find(EnvName(flag));
+    return it != env.end() ? &it->second : nullptr;
+  };
+  // Defaults from FLANNELD_* first; a flag on the command line overrides them.
+  if (auto* v = env_of("etcd-endpoints")) endpoints = *v;
+  if (auto* v = env_of("etcd-prefix")) o.prefix = *v;
+  if (auto* v = env_of("etcd-cafile")) o.etcd.ca_file = *v;
+  if (auto* v = env_of("etcd-certfile")) o.etcd.cert_file = *v;
+  if (auto* v = env_of("etcd-keyfile")) o.etcd.key_file = *v;
+  if (auto* v = env_of("iface")) ifaces = {*v};
+  if (auto* v = env_of("public-ip")) public_ip = *v;
+  if (auto* v = env_of("subnet-file")) o.subnet_file = *v;
+  if (auto* v = env_of("ip-masq")) o.ip_masq = (*v == "true" || *v == "1");
+  if (auto* v = env_of("iptables-forward-rules")) o.forward_rules = !(*v == "false" || *v == "0");
+
+  app.add_option("--etcd-endpoints", endpoints, "Comma-separated etcd endpoints")->capture_default_str();
+  app.add_option("--etcd-prefix", o.prefix, "etcd prefix of flannel's keys")->capture_default_str();
+  app.add_option("--etcd-cafile", o.etcd.ca_file, "CA bundle to verify etcd's certificate (https endpoints)");
+  app.add_option("--etcd-certfile", o.etcd.cert_file, "Client certificate for etcd (mutual TLS)");
+  app.add_option("--etcd-keyfile", o.etcd.key_file, "Client certificate's key");
+  app.add_option("--iface", ifaces,
+                 "Interface (name or address) whose address is this node's public IP; repeatable, first match wins "
+                 "(default: the interface of the default route)");
+  app.add_option("--public-ip", public_ip, "This node's public IP (default: the --iface address)");
+  app.add_option("--subnet-file", o.subnet_file, "Where to write the subnet.env the flannel CNI plugin reads")
+      ->capture_default_str();
+  app.add_flag("--ip-masq", o.ip_masq, "Masquerade traffic from the cluster network to the outside");
+  app.add_flag("--iptables-forward-rules", o.forward_rules,
+               "Accept forwarding from and to the cluster network (nftables rules, as flanneld's iptables ones); "
+               "=false turns them off")
+      ->capture_default_str();
+  app.add_option("--iptables-resync", o.rules_resync_s, "Seconds between checks of the masquerade/forward rules")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--subnet-lease-renew-margin", renew_margin_min, "Minutes before expiry to renew the lease (1-1439)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1439));
+  app.add_option("--subnet-lease-ttl", o.lease_ttl_s,
+                 "Seconds the lease lives without renewal (flanneld: fixed 24 h; shorter only for testing)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{2}, int64_t{7 * 24 * 3600}));
+  app.add_option("--reconcile-interval", o.reconcile_interval_s,
+                 "Seconds between full reconciles of the routes (missing re-added, stale removed)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--route-protocol", o.route_protocol, "Protocol number on the agent's routes (ip route: proto N)")
+      ->capture_default_str()
+      ->check(CLI::Range(5, 255));
+  app.add_option("--log-level", log_level, "debug|info|warning|error (logs go to stderr)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"debug", "info", "warning", "error"}));
+  app.add_flag("--version", version, "Print the version and exit");
+  CLI::App* cleanup = app.add_subcommand(
+      "cleanup", "Remove the agent's nftables rules and every route of its protocol from this node (the lease "
+                 "expires on its own)");
+
+  std::vector<std::string> argv = NormalizeGoFlags(argv_in);
+  std::vector<const char*> cargv;
+  for (const auto& a : argv) cargv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(cargv.size()), cargv.data());
+  } catch (const CLI::ParseError& e) {
+    cmd.kind = Command::kExit;
+    cmd.exit_code = app.exit(e, out, err) == 0 ? 0 : 2;
+    return cmd;
+  }
+  if (version) {
+    out << kVersion << "\n";
+    cmd.kind = Command::kExit;
+    return cmd;
+  }
+  auto usage = [&](const std::string& msg) {
+    err << "netiface-agent: " << msg << "\n";
+    cmd.kind = Command::kExit;
+    cmd.exit_code = 2;
+    return cmd;
+  };
+  o.etcd.endpoints = etcd::SplitEndpoints(endpoints);
+  if (o.etcd.endpoints.empty()) return usage("--etcd-endpoints is empty");
+  while (o.prefix.size() > 1 && o.prefix.back() == '/') o.prefix.pop_back();
+  if (o.prefix.empty() || o.prefix.front() != '/') return usage("--etcd-prefix must start with '/': " + o.prefix);
+  o.uplink.ifaces = ifaces;
+  if (!public_ip.empty()) {
+    auto ip = cni::IpAddr::Parse(public_ip);
+    if (!ip || !ip->is_v4()) return usage("--public-ip is not an IPv4 address: " + public_ip);
+    o.uplink.public_ip = *ip;
+  }
+  o.renew_margin_s = renew_margin_min * 60;
+  static const std::map<std::string, log::Level> kLevels = {
+      {"debug", log::Level::kDebug}, {"info", log::Level::kInfo}, {"warning", log::Level::kWarn},
+      {"error", log::Level::kError}};
+  cmd.log_level = kLevels.at(log_level);
+  cmd.kind = cleanup->parsed() ? Command::kCleanup : Command::kRun;
+  return cmd;
+}
+
+}  // namespace netiface::agent
