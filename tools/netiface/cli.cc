@@ -49,6 +49,11 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
   inv.args = EnvOr(ctx, "CNI_ARGS", "");
   inv.cap_args = EnvOr(ctx, "CAP_ARGS", "");
   inv.data_dir = kDefaultIpamDataDir;
+  inv.etcd_endpoints = EnvOr(ctx, "FLANNELD_ETCD_ENDPOINTS", "http://127.0.0.1:4001,http://127.0.0.1:2379");
+  inv.etcd_prefix = EnvOr(ctx, "FLANNELD_ETCD_PREFIX", "/coreos.com/network");
+  inv.etcd_cafile = EnvOr(ctx, "FLANNELD_ETCD_CAFILE", "");
+  inv.etcd_certfile = EnvOr(ctx, "FLANNELD_ETCD_CERTFILE", "");
+  inv.etcd_keyfile = EnvOr(ctx, "FLANNELD_ETCD_KEYFILE", "");
   std::string log_level = "warning";
 
   CLI::App app("netiface: run CNI network configuration lists against a network namespace (cnitool's workflow)",
@@ -104,6 +109,19 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
   ls->add_option("--data-dir", inv.data_dir, "host-local dataDir (default /var/lib/cni/networks)");
   ls->add_flag("--json", inv.json, "JSON instead of a table");
   ls->callback([&inv] { inv.command = "ipam-ls"; });
+
+  CLI::App* leases = app.add_subcommand(
+      "leases", "List the flannel network's subnet leases in etcd (flanneld's and netiface-agent's layout)");
+  leases->footer(kFooter);
+  leases->add_option("--etcd-endpoints", inv.etcd_endpoints,
+                     "Comma-separated etcd endpoints (env FLANNELD_ETCD_ENDPOINTS, default "
+                     "http://127.0.0.1:4001,http://127.0.0.1:2379)");
+  leases->add_option("--etcd-prefix", inv.etcd_prefix, "Prefix of flannel's keys (env FLANNELD_ETCD_PREFIX, default /coreos.com/network)");
+  leases->add_option("--etcd-cafile", inv.etcd_cafile, "CA bundle for https endpoints (env FLANNELD_ETCD_CAFILE)");
+  leases->add_option("--etcd-certfile", inv.etcd_certfile, "Client certificate (env FLANNELD_ETCD_CERTFILE)");
+  leases->add_option("--etcd-keyfile", inv.etcd_keyfile, "Client certificate's key (env FLANNELD_ETCD_KEYFILE)");
+  leases->add_flag("--json", inv.json, "JSON instead of a table");
+  leases->callback([&inv] { inv.command = "leases"; });
 
   std::vector<const char*> cargv;
   for (const auto& a : argv) cargv.push_back(a.c_str());

@@ -6,7 +6,10 @@
 #include <ostream>
 
 #include "commands.h"
+#include "netiface/agent/registry.h"
 #include "netiface/cli/ipam_ls.h"
+#include "netiface/cli/leases.h"
+#include "netiface/etcd/client.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/result.h"
 #include "netiface/cni/runtime.h"
@@ -60,6 +63,34 @@ int IpamLs(const Invocation& inv, CliContext& ctx) {
     *ctx.out << ReservationsToJson(rs).dump(2) << "\n";
   } else {
     *ctx.out << FormatReservationTable(rs);
+  }
+  return kExitOk;
+}
+
+int Leases(const Invocation& inv, CliContext& ctx) {
+  std::vector<LeaseRow> rows;
+  try {
+    etcd::ClientOptions o;
+    o.endpoints = etcd::SplitEndpoints(inv.etcd_endpoints);
+    o.ca_file = inv.etcd_cafile;
+    o.cert_file = inv.etcd_certfile;
+    o.key_file = inv.etcd_keyfile;
+    etcd::Client client(std::move(o));
+    std::string prefix = inv.etcd_prefix;
+    while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+    auto registry = agent::MakeEtcdRegistry(client, prefix);
+    for (agent::Lease& l : registry->ListLeases().leases) {
+      int64_t ttl = l.etcd_lease != 0 ? registry->TimeLeft(l) : -1;
+      rows.push_back({std::move(l), ttl});
+    }
+  } catch (const etcd::Error& e) {
+    *ctx.err << "netiface leases: " << e.what() << "\n";
+    return e.kind() == etcd::Error::kConfig ? kExitUsage : kExitLocal;
+  }
+  if (inv.json) {
+    *ctx.out << LeasesToJson(rows).dump(2) << "\n";
+  } else {
+    *ctx.out << FormatLeaseTable(rows);
   }
   return kExitOk;
 }
@@ -143,6 +174,7 @@ std::string ContainerIdFromNetns(const std::string& netns_path) {
 int Execute(const Invocation& inv, CliContext& ctx) {
   try {
     if (inv.command == "ipam-ls") return IpamLs(inv, ctx);
+    if (inv.command == "leases") return Leases(inv, ctx);
     return RunVerb(inv, ctx);
   } catch (const cni::Error& e) {
     return Report(ctx, inv, kExitLocal, e);

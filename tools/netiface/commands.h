@@ -10,7 +10,7 @@ namespace netiface::cli {
 
 // A command line after parsing, with flags > environment > defaults already applied.
 struct Invocation {
-  std::string command;        // add, check, del, gc, status, ipam-ls
+  std::string command;        // add, check, del, gc, status, ipam-ls, leases
   std::string network;
   std::string netns;          // as given ("" when not given)
   std::string conf_dir;
@@ -22,7 +22,11 @@ struct Invocation {
   std::string cap_args;       // CAP_ARGS JSON text
   std::vector<std::string> valid;  // gc: CID[/IFNAME]
   std::string data_dir;       // ipam ls
-  bool json = false;          // ipam ls
+  bool json = false;          // ipam ls, leases
+  // leases: where flannel's leases are (flanneld's flags and defaults)
+  std::string etcd_endpoints;
+  std::string etcd_prefix;
+  std::string etcd_cafile, etcd_certfile, etcd_keyfile;
 };
 
 // Runs the command; prints results on ctx.out and errors on ctx.err. Returns an ExitCode.
