@@ -241,10 +241,14 @@ class Daemon {
   }
 
   void Reconcile() {
-    reconcile_at_ = Clock::now() + seconds(o_.reconcile_interval_s);
+    Clock::time_point start = Clock::now();
+    reconcile_at_ = start + seconds(o_.reconcile_interval_s);
     try {
-      backend_->Reconcile(Peers());
+      std::vector<Lease> peers = Peers();
+      backend_->Reconcile(peers);
       routes_ok_ = true;
+      log::Debug("reconcile: {} peer(s) in {:.3f} ms", peers.size(),
+                 std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     } catch (const std::exception& e) {
       log::Error("reconcile failed: {}; retrying in {} s", e.what(), o_.reconcile_interval_s);
       routes_ok_ = false;

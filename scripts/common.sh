@@ -9,7 +9,7 @@ NETIFACE_PACKAGES=(
   libnl-3-dev libnl-route-3-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libssl-dev libnftables-dev libcurl4-openssl-dev
   iproute2 iputils-ping util-linux procps nftables iptables
-  containernetworking-plugins etcd-server etcd-client curl
+  containernetworking-plugins etcd-server etcd-client curl openssl
 )
 
 # Installs the packages that are not installed yet (apt-get update only when something is missing).
