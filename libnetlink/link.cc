@@ -105,6 +105,20 @@ std::optional<LinkInfo> FindLinkByIndex(Socket& s, int index) {
   return GetLink(s, index, {});
 }
 
+std::vector<LinkInfo> ListLinks(Socket& s) {
+  detail::MsgPtr msg(detail::NotNull(nlmsg_alloc_simple(RTM_GETLINK, NLM_F_DUMP), "message"));
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  Check(nlmsg_append(msg.get(), &ifi, sizeof ifi, NLMSG_ALIGNTO), "failed to build link dump");
+  std::vector<LinkInfo> out;
+  int rc = detail::Transact(s, std::move(msg), [&](nl_msg* m) {
+    if (nlmsg_hdr(m)->nlmsg_type != RTM_NEWLINK) return;
+    detail::ParseReply(m, [&](nl_object* obj) { out.push_back(ToLinkInfo(reinterpret_cast<rtnl_link*>(obj))); });
+  });
+  Check(rc, "failed to list links");
+  return out;
+}
+
 bool DeleteLink(Socket& s, const std::string& name) {
   if (name.empty() || name.size() >= IFNAMSIZ) return false;
   LinkPtr l = NewLink();

@@ -20,11 +20,12 @@ std::string Describe(const RouteSpec& r) {
   if (r.gw) d += " via " + r.gw->ToString();
   if (r.ifindex > 0) d += " dev #" + std::to_string(r.ifindex);
   if (r.table != 0) d += " table " + std::to_string(r.table);
+  if (r.protocol > 0) d += " proto " + std::to_string(r.protocol);
   return d;
 }
 
-// The libnl route for `r`. A delete request names only what identifies the route: protocol,
-// metrics and (unless given) the scope are left as wildcards, as `ip route del` does.
+// The libnl route for `r`. A delete request names only what identifies the route: metrics, the
+// scope (unless given) and the protocol (unless given) are left as wildcards, as `ip route del` does.
 RoutePtr MakeRoute(const RouteSpec& r, Purpose purpose) {
   RoutePtr route(detail::NotNull(rtnl_route_alloc(), "route"));
   cni::IpNet dst = r.dst.Network();
@@ -37,10 +38,10 @@ RoutePtr MakeRoute(const RouteSpec& r, Purpose purpose) {
 
   int scope = r.scope >= 0 ? r.scope : (r.gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK);
   if (purpose == Purpose::kDelete) {
-    rtnl_route_set_protocol(route.get(), RTPROT_UNSPEC);
+    rtnl_route_set_protocol(route.get(), static_cast<uint8_t>(r.protocol > 0 ? r.protocol : RTPROT_UNSPEC));
     if (r.scope < 0) scope = RT_SCOPE_NOWHERE;
   } else {
-    rtnl_route_set_protocol(route.get(), RTPROT_BOOT);
+    rtnl_route_set_protocol(route.get(), static_cast<uint8_t>(r.protocol > 0 ? r.protocol : RTPROT_BOOT));
     if (r.src) {
       detail::NlAddrPtr src = detail::ToNlAddr(*r.src, r.src->bits());
       Check(rtnl_route_set_pref_src(route.get(), src.get()), "invalid route source " + r.src->ToString());

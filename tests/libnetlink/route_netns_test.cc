@@ -174,5 +174,35 @@ TEST_F(RouteTest, Ipv6Routes) {
   EXPECT_TRUE(DeleteRoute(*pod_, link));
 }
 
+TEST_F(RouteTest, ProtocolOnAddAndDelete) {
+  RouteSpec r{.dst = Net("10.33.0.0/24"), .gw = Ip("10.30.0.1"), .ifindex = eth0_, .protocol = 78};
+  EXPECT_EQ(AddRoute(*pod_, r), AddRouteOutcome::kAdded);
+  auto got = Find(AF_INET, r.dst);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->protocol, 78);
+  EXPECT_EQ(IpRoute("10.33.0.0/24").value("protocol", ""), "78");
+
+  RouteSpec other = r;
+  other.protocol = 79;
+  EXPECT_FALSE(DeleteRoute(*pod_, other));
+  EXPECT_TRUE(Find(AF_INET, r.dst));
+  EXPECT_TRUE(DeleteRoute(*pod_, r));
+  EXPECT_FALSE(Find(AF_INET, r.dst));
+
+  RouteSpec v6{.dst = Net("fd00:33::/64"), .gw = Ip("fd00:30::1"), .protocol = 78};
+  EXPECT_EQ(AddRoute(*pod_, v6), AddRouteOutcome::kAdded);
+  EXPECT_EQ(Find(AF_INET6, v6.dst)->protocol, 78);
+  other = v6;
+  other.protocol = RTPROT_BOOT;
+  EXPECT_FALSE(DeleteRoute(*pod_, other));
+  EXPECT_TRUE(DeleteRoute(*pod_, v6));
+  EXPECT_FALSE(Find(AF_INET6, v6.dst));
+
+  RouteSpec boot{.dst = Net("10.34.0.0/24"), .gw = Ip("10.30.0.1")};
+  EXPECT_EQ(AddRoute(*pod_, boot), AddRouteOutcome::kAdded);
+  EXPECT_EQ(Find(AF_INET, boot.dst)->protocol, RTPROT_BOOT);
+  EXPECT_TRUE(DeleteRoute(*pod_, boot));  // protocol 0: any
+}
+
 }  // namespace
 }  // namespace netiface::nl

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "netiface/netlink/socket.h"
 
@@ -27,6 +28,8 @@ struct LinkInfo {
 
 std::optional<LinkInfo> FindLink(Socket& s, const std::string& name);
 std::optional<LinkInfo> FindLinkByIndex(Socket& s, int index);
+// Every link of the socket's namespace (one dump, in the kernel's order; hairpin is not filled in).
+std::vector<LinkInfo> ListLinks(Socket& s);
 // Returns false when no such link exists.
 bool DeleteLink(Socket& s, const std::string& name);
 

@@ -20,6 +20,9 @@ struct RouteSpec {
   int priority = 0;                 // metric
   int mtu = 0;
   int advmss = 0;
+  // RTPROT_*; 0: RTPROT_BOOT on add and any protocol on delete. Non-zero: set on add, and a delete
+  // only matches a route of this protocol.
+  int protocol = 0;
 };
 
 enum class AddRouteOutcome { kAdded, kExists };
