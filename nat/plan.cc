@@ -2,9 +2,12 @@
 
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "netiface/cni/error.h"
 
@@ -77,6 +80,37 @@ std::string ValueFromJson(const nlohmann::json& v) {
   return "?" + v.dump();
 }
 
+std::string HexText(uint64_t v) { return fmt::format("{:#x}", v); }
+
+// `meta mark & MASK == VALUE`: {"match": {"left": {"&": [{"meta": {"key": "mark"}}, MASK]}, "right": VALUE}}.
+std::optional<std::string> MarkMatchFromJson(const nlohmann::json& left, const nlohmann::json& right,
+                                             const std::string& op) {
+  if (!left.is_object() || left.size() != 1 || !left.contains("&")) return std::nullopt;
+  const auto& operands = left["&"];
+  if (!operands.is_array() || operands.size() != 2 || !right.is_number_unsigned()) return std::nullopt;
+  const auto& meta = operands[0];
+  if (!meta.is_object() || !meta.contains("meta") || !meta["meta"].is_object() ||
+      meta["meta"].value("key", std::string()) != "mark" || !operands[1].is_number_unsigned()) {
+    return std::nullopt;
+  }
+  return "meta mark & " + HexText(operands[1].get<uint64_t>()) + " " + op + " " + HexText(right.get<uint64_t>());
+}
+
+// "masquerade", "masquerade fully-random", "masquerade random,persistent".
+std::optional<std::string> MasqueradeFromJson(const nlohmann::json& val) {
+  if (val.is_null()) return "masquerade";
+  if (!val.is_object() || val.size() != 1 || !val.contains("flags")) return std::nullopt;
+  const auto& flags = val["flags"];
+  if (flags.is_string()) return "masquerade " + flags.get<std::string>();
+  if (!flags.is_array() || flags.empty()) return std::nullopt;
+  std::string out = "masquerade ";
+  for (size_t i = 0; i < flags.size(); ++i) {
+    if (!flags[i].is_string()) return std::nullopt;
+    out += (i == 0 ? "" : ",") + flags[i].get<std::string>();
+  }
+  return out;
+}
+
 std::string StatementFromJson(const nlohmann::json& s) {
   if (!s.is_object() || s.size() != 1) return "?" + s.dump();
   const std::string& key = s.begin().key();
@@ -91,8 +125,13 @@ std::string StatementFromJson(const nlohmann::json& s) {
       if (op == "!=") out += "!= ";
       return out + ValueFromJson(val["right"]);
     }
-  } else if (key == "masquerade" && val.is_null()) {
-    return "masquerade";
+    if (val.contains("right") && (op == "==" || op == "!=")) {
+      if (auto mark = MarkMatchFromJson(left, val["right"], op)) return *mark;
+    }
+  } else if (key == "masquerade") {
+    if (auto m = MasqueradeFromJson(val)) return *m;
+  } else if ((key == "return" || key == "accept") && val.is_null()) {
+    return key;
   } else if ((key == "snat" || key == "dnat") && val.is_object() && val.size() == 2 && val.contains("family") &&
              val["family"].is_string() && val.contains("addr")) {
     return key + " " + val["family"].get<std::string>() + " to " + ValueFromJson(val["addr"]);
@@ -112,6 +151,8 @@ const std::vector<ChainDef>& Chains() {
       {"output", "type nat hook output priority -100; policy accept;"},
       {"postrouting_floating", "type nat hook postrouting priority srcnat - 10; policy accept;"},
       {"postrouting", "type nat hook postrouting priority srcnat; policy accept;"},
+      {"cluster_postrouting", "type nat hook postrouting priority srcnat; policy accept;"},
+      {"cluster_forward", "type filter hook forward priority filter; policy accept;"},
   };
   return kChains;
 }
@@ -182,6 +223,67 @@ std::vector<Rule> PlanRules(const Spec& spec) {
     if (it != by_chain.end()) out.insert(out.end(), it->second.begin(), it->second.end());
   }
   return out;
+}
+
+std::string ClusterComment(const std::string& owner) {
+  if (!IsSafeToken(owner) || kClusterCommentPrefix.size() + owner.size() > kMaxComment) {
+    throw cni::Error(cni::kNatFailure, "invalid owner for cluster NAT rules: \"" + owner + "\"",
+                     "only letters, digits, '_', '.' and '-' are allowed, at most " +
+                         std::to_string(kMaxComment - kClusterCommentPrefix.size()) + " characters");
+  }
+  return std::string(kClusterCommentPrefix) + owner;
+}
+
+namespace {
+
+void ValidateClusterFamily(const ClusterFamily& f, int family, const char* which) {
+  const auto& net = f.network;
+  const auto& sub = f.subnet;
+  std::string what = std::string(which) + " cluster network " + net.ToString() + " / node subnet " + sub.ToString();
+  if (net.family() != family || sub.family() != family) {
+    throw cni::Error(cni::kNatFailure, what + ": addresses of the wrong family");
+  }
+  if (net.prefix_len() == 0) throw cni::Error(cni::kNatFailure, what + ": the cluster network has prefix length 0");
+  if (sub.prefix_len() < net.prefix_len() || !net.Network().Contains(sub.addr())) {
+    throw cni::Error(cni::kNatFailure, what + ": the node subnet is not inside the cluster network");
+  }
+}
+
+}  // namespace
+
+std::vector<Rule> PlanClusterRules(const ClusterRules& rules) {
+  ClusterComment(rules.owner);
+  if (rules.v4) ValidateClusterFamily(*rules.v4, AF_INET, "IPv4");
+  if (rules.v6) ValidateClusterFamily(*rules.v6, AF_INET6, "IPv6");
+  std::vector<Rule> masq;
+  std::vector<Rule> forward;
+  if (rules.masquerade && (rules.v4 || rules.v6)) {
+    masq.push_back({"cluster_postrouting", "meta mark & 0x4000 == 0x4000 return"});  // any family
+  }
+  for (const auto* f : {&rules.v4, &rules.v6}) {
+    if (!*f) continue;
+    const bool v4 = (*f)->network.addr().is_v4();
+    const std::string p = v4 ? "ip" : "ip6";
+    const std::string net = PrefixText((*f)->network.Network());
+    const std::string sub = PrefixText((*f)->subnet.Network());
+    const std::string multicast = v4 ? "224.0.0.0/4" : "ff00::/8";
+    const std::string s = p + " saddr ";
+    const std::string d = " " + p + " daddr ";
+    if (rules.masquerade) {
+      const std::string chain = "cluster_postrouting";
+      masq.push_back({chain, s + sub + d + net + " return"});
+      masq.push_back({chain, s + net + d + sub + " return"});
+      masq.push_back({chain, s + "!= " + net + d + sub + " return"});
+      masq.push_back({chain, s + net + d + "!= " + multicast + " masquerade fully-random"});
+      masq.push_back({chain, s + "!= " + net + d + net + " masquerade fully-random"});
+    }
+    if (rules.forward) {
+      forward.push_back({"cluster_forward", s + net + " accept"});
+      forward.push_back({"cluster_forward", p + " daddr " + net + " accept"});
+    }
+  }
+  masq.insert(masq.end(), forward.begin(), forward.end());
+  return masq;
 }
 
 std::string RuleBodyFromJson(const nlohmann::json& expr) {

@@ -7,6 +7,9 @@
 //     chain output               type nat hook output      priority -100         floating IP DNAT (host)
 //     chain postrouting_floating type nat hook postrouting priority srcnat - 10  floating IP SNAT
 //     chain postrouting          type nat hook postrouting priority srcnat       masquerade
+//     chain cluster_postrouting  type nat hook postrouting priority srcnat       the agent's masquerade
+//     chain cluster_forward      type filter hook forward  priority filter       the agent's forward accepts
+// The cluster chains hold only the node agent's rules (PlanClusterRules), the others only attachments'.
 // Every rule carries the comment TagComment(tag). A chain exists only while it holds rules, the table
 // only while it holds chains.
 #pragma once
@@ -19,12 +22,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "netiface/nat/cluster.h"
 #include "netiface/nat/nat.h"
 
 namespace netiface::nat {
 
 inline constexpr std::string_view kTable = "netiface";
 inline constexpr std::string_view kCommentPrefix = "netiface:";
+inline constexpr std::string_view kClusterCommentPrefix = "netiface-agent:";
 // libnftables refuses longer comments.
 inline constexpr size_t kMaxComment = 128;
 
@@ -59,6 +64,14 @@ struct Rule {
 // invalid tag or a floating IP pair of two families. A masquerade prefix of length 0 yields no rule
 // (nothing lies outside it).
 std::vector<Rule> PlanRules(const Spec& spec);
+
+// "netiface-agent:<owner>". Throws cni::Error(kNatFailure) when owner is not a safe token or the
+// comment would not fit in kMaxComment.
+std::string ClusterComment(const std::string& owner);
+// The rules of the group, in chain order (cluster.h gives their meaning and order), without the
+// comment. Throws cni::Error(kNatFailure) on an invalid owner, a family holding addresses of another
+// family, a network of prefix length 0 or a subnet that is not inside its network.
+std::vector<Rule> PlanClusterRules(const ClusterRules& rules);
 
 // A rule of the table as listed by the kernel.
 struct ListedRule {

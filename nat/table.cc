@@ -1,0 +1,68 @@
+#include "table.h"
+
+#include <algorithm>
+
+#include "netiface/cni/error.h"
+#include "netiface/cni/log.h"
+
+namespace netiface::nat {
+namespace {
+
+constexpr char kLockDir[] = "/run/netiface";
+constexpr char kLockPath[] = "/run/netiface/nat.lock";
+constexpr int kLockTimeoutMs = 10000;
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+cni::FileLock LockTable() {
+  cni::MakeDirs(kLockDir, 0755);
+  return cni::FileLock::Acquire(kLockPath, kLockTimeoutMs);
+}
+
+Listing ListTable(NftContext& nft) {
+  std::string out;
+  std::string err;
+  if (nft.ListJson("list table inet " + std::string(kTable), &out, &err)) return ParseListing(out);
+  std::string tables_out;
+  std::string tables_err;
+  if (!nft.ListJson("list tables", &tables_out, &tables_err)) {
+    throw cni::Error(cni::kNatFailure, "cannot list nftables tables: " + FirstLine(tables_err), tables_err);
+  }
+  if (ListsOurTable(tables_out)) {
+    throw cni::Error(cni::kNatFailure, "cannot list table inet netiface: " + FirstLine(err), err);
+  }
+  return Listing{};
+}
+
+void RunIfAny(NftContext& nft, const std::string& commands, const std::string& what) {
+  if (commands.empty()) return;
+  log::Debug("nftables transaction ({}):\n{}", what, commands);
+  nft.Run(commands, what);
+}
+
+void ApplyGroup(const std::string& comment, const std::vector<Rule>& desired, const std::string& what) {
+  cni::FileLock lock = LockTable();
+  NftContext nft;
+  RunIfAny(nft, ApplyCommands(ListTable(nft), comment, desired), what);
+}
+
+bool RemoveGroup(const std::string& comment, const std::string& what) {
+  cni::FileLock lock = LockTable();
+  NftContext nft;
+  Listing listing = ListTable(nft);
+  bool found = std::any_of(listing.rules.begin(), listing.rules.end(),
+                           [&](const ListedRule& r) { return r.comment == comment; });
+  RunIfAny(nft, RemoveCommands(listing, {comment}), what);
+  return found;
+}
+
+std::vector<std::string> MissingGroupRules(const std::string& comment, const std::vector<Rule>& desired) {
+  if (desired.empty()) return {};
+  cni::FileLock lock = LockTable();  // a listing taken while another process deletes the table is torn
+  NftContext nft;
+  return MissingRules(ListTable(nft), comment, desired);
+}
+
+}  // namespace netiface::nat
