@@ -25,7 +25,8 @@ struct SubnetKey {
 // "10.5.34.0-24", "10.5.34.0-24&fd00:0:0:22::-64": the last path element of the etcd key.
 std::string FormatSubnetKey(const SubnetKey& k);
 // nullopt when `name` is not a lease key (flanneld's regex: (\d+\.\d+.\d+.\d+)-(\d+)(?:&([a-f\d:]+)-(\d+))?$),
-// or the address has host bits set.
+// or the address has host bits set, or it is not written as FormatSubnetKey writes it ("10.5.34.0-024":
+// the registry addresses a lease by that form).
 std::optional<SubnetKey> ParseSubnetKey(std::string_view name);
 
 // "<prefix>/config", "<prefix>/subnets/", "<prefix>/subnets/<key>". `prefix` has no trailing '/'.
@@ -40,13 +41,17 @@ struct LeaseAttrs {
   std::optional<cni::IpAddr> public_ipv6;
   std::string backend_type;             // "host-gw", "vxlan", ...
   nlohmann::json backend_data;          // null when none
+  nlohmann::json backend_v6_data;       // flanneld's BackendV6Data (dual-stack vxlan); null when none
   bool operator==(const LeaseAttrs&) const = default;
 };
-// {"PublicIP":"192.0.2.1","PublicIPv6":null,"BackendType":"host-gw","BackendData":null}, keys in
-// flanneld's order (Go's struct order). An absent address is null, as Go writes a nil net.IP.
+// {"PublicIP":"192.0.2.1","PublicIPv6":null,"BackendType":"vxlan","BackendData":{"VNI":1,...}}: exactly
+// what Go's json.Marshal writes for flanneld's LeaseAttrs, keys in its struct order. PublicIP is a value
+// in Go, so it is always written ("0.0.0.0" when absent: flanneld cannot read a null there);
+// PublicIPv6 is a pointer, null when absent; BackendType, BackendData and BackendV6Data are omitempty
+// (left out when "" / null). Strings are escaped as Go does (<, >, & as \u003c, \u003e, \u0026).
 std::string EncodeLeaseAttrs(const LeaseAttrs& a);
-// Accepts what flanneld writes (keys matched case-insensitively). Throws std::invalid_argument naming
-// the problem when the value is not such JSON.
+// Accepts what flanneld writes (keys matched case-insensitively; PublicIP "0.0.0.0" or null reads as
+// absent). Throws std::invalid_argument naming the problem when the value is not such JSON.
 LeaseAttrs DecodeLeaseAttrs(std::string_view json_text);
 
 // A lease as it is in etcd.

@@ -37,15 +37,18 @@ class OutOfSubnets : public std::runtime_error {
 };
 
 // Takes a lease for this node: ChooseSubnet, then create (or renew the reused lease); a lost race
-// re-lists and chooses again, up to `max_attempts` times. Throws OutOfSubnets ("out of subnets: all N
-// subnets of 10.5.0.0/16 are leased"), or etcd::Error from the registry, or std::runtime_error when
-// every attempt lost a race.
+// re-lists and chooses again, up to `max_attempts` times. Stale own leases are deleted first (guarded by
+// their mod_revision). A reused lease bound to no etcd lease (an operator's reservation) is renewed with
+// TTL 0, so it stays unbound. REQUIRES: mine.public_ip (else std::invalid_argument).
+// Throws OutOfSubnets ("out of subnets: all N subnets of 10.5.0.0/16 are leased"), or etcd::Error from
+// the registry, or std::runtime_error when every attempt lost a race.
 Lease AcquireLease(Registry& registry, const NetworkConfig& cfg, const LeaseAttrs& mine,
                    const std::optional<SubnetKey>& previous, int64_t ttl_seconds, std::mt19937_64& rng,
                    int max_attempts = 10);
 
-// When to renew a lease of `ttl_seconds`: `margin_seconds` before it expires, but never later than half
-// way (so that a test's short TTL with the default 60 min margin still renews in time).
+// When to renew a lease of `ttl_seconds`, in seconds from when it was granted: `margin_seconds` before
+// it expires, the margin capped at half the TTL (so that a test's short TTL with the default 60 min
+// margin renews half way instead of never). 0 for a TTL <= 0 (nothing to renew).
 int64_t RenewAfterSeconds(int64_t ttl_seconds, int64_t margin_seconds);
 
 }  // namespace netiface::agent

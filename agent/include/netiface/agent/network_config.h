@@ -2,6 +2,7 @@
 // Keys are matched case-insensitively, as Go's encoding/json does ("network" sets Network).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -39,7 +40,9 @@ struct NetworkConfig {
 NetworkConfig ParseNetworkConfig(std::string_view json_text);
 
 // The subnets of `cfg` that a node may lease, in order, as (network address, subnet_len).
-// Count and membership, without materialising the list.
+// Count and membership, without materialising the list. SubnetFits takes an IPv4 or an IPv6 subnet
+// (false for a family the config does not enable, or with host bits set); SubnetCount counts the IPv4
+// subnets (the IPv6 ones when IPv4 is off, saturating at UINT64_MAX).
 bool SubnetFits(const NetworkConfig& cfg, const cni::IpNet& subnet);
 uint64_t SubnetCount(const NetworkConfig& cfg);
 

@@ -29,6 +29,7 @@ class Registry {
   // The network config; throws ConfigError when it is missing or invalid (the message says which).
   virtual NetworkConfig GetConfig() = 0;
   virtual LeaseSnapshot ListLeases() = 0;
+  // In CreateLease and RenewLease, `ttl_seconds` 0 binds the key to no etcd lease (etcd_lease 0).
   // Creates the lease bound to a new etcd lease of `ttl_seconds`, only if the key does not exist.
   // nullopt when it existed (a lost race); the new etcd lease is then revoked.
   virtual std::optional<Lease> CreateLease(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds) = 0;
@@ -38,7 +39,8 @@ class Registry {
   virtual std::optional<Lease> RenewLease(const Lease& current, const LeaseAttrs& attrs, int64_t ttl_seconds) = 0;
   // Deletes the key if its mod_revision is still `lease.mod_revision`. False when it had changed or was gone.
   virtual bool DeleteLease(const Lease& lease) = 0;
-  // Seconds left of the etcd lease a key is bound to; -1 when expired.
+  // Seconds left of the etcd lease a key is bound to; -1 when expired; INT64_MAX for a lease bound to
+  // no etcd lease (etcd_lease 0: never expires).
   virtual int64_t TimeLeft(const Lease& lease) = 0;
 };
 

@@ -10,7 +10,8 @@ namespace netiface::agent {
 
 struct SubnetEnvValues {
   std::optional<cni::IpNet> network;       // FLANNEL_NETWORK (the cluster network)
-  std::optional<cni::IpNet> subnet;        // FLANNEL_SUBNET: the subnet's first host with its length
+  std::optional<cni::IpNet> subnet;        // FLANNEL_SUBNET: the lease's subnet (rendered as its first host
+                                           // with its length: 10.5.34.0/24 -> 10.5.34.1/24)
   std::optional<cni::IpNet> ipv6_network;  // FLANNEL_IPV6_NETWORK
   std::optional<cni::IpNet> ipv6_subnet;   // FLANNEL_IPV6_SUBNET
   int mtu = 0;                             // FLANNEL_MTU
@@ -24,7 +25,7 @@ std::string RenderSubnetEnv(const SubnetEnvValues& v);
 // the folder. Throws cni::Error(kIoFailure) naming the path.
 void WriteSubnetEnv(const std::string& path, const SubnetEnvValues& v);
 // The previous subnet a node had: FLANNEL_SUBNET (and FLANNEL_IPV6_SUBNET) of an existing file, masked
-// to the network. nullopt when the file is missing or unreadable.
+// to the network. nullopt when the file is missing or unreadable, or has no valid IPv4 FLANNEL_SUBNET.
 struct PreviousSubnet {
   cni::IpNet v4;
   std::optional<cni::IpNet> v6;

@@ -1,0 +1,111 @@
+// flanneld's etcd layout (pkg/subnet/etcd/registry.go) over the JSON-gateway client. Every change of a
+// lease key is a compare-and-swap on its mod_revision, and an etcd lease granted for a change that did
+// not happen is revoked, so a lost race leaves nothing behind.
+#include <limits>
+#include <utility>
+
+#include "netiface/agent/registry.h"
+#include "netiface/cni/log.h"
+#include "netiface/etcd/client.h"
+
+namespace netiface::agent {
+namespace {
+
+class EtcdRegistry : public Registry {
+ public:
+  EtcdRegistry(etcd::Client& client, std::string prefix) : client_(client), prefix_(std::move(prefix)) {
+    while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
+  }
+
+  NetworkConfig GetConfig() override {
+    const std::string key = ConfigKey(prefix_);
+    etcd::RangeResult r = client_.Get(key);
+    if (r.kvs.empty()) throw ConfigError("network config not found at " + key);
+    try {
+      return ParseNetworkConfig(r.kvs.front().value);
+    } catch (const ConfigError& e) {
+      throw ConfigError("network config at " + key + ": " + e.what());
+    }
+  }
+
+  LeaseSnapshot ListLeases() override {
+    etcd::RangeResult r = client_.GetPrefix(SubnetsPrefix(prefix_));
+    LeaseSnapshot snap;
+    snap.revision = r.revision;
+    for (const etcd::KeyValue& kv : r.kvs) {
+      std::optional<SubnetKey> subnet = SubnetKeyFromEtcdKey(prefix_, kv.key);
+      if (!subnet) {
+        log::Warn("skipping {}: not a lease key", kv.key);
+        continue;
+      }
+      try {
+        snap.leases.push_back(Lease{*subnet, DecodeLeaseAttrs(kv.value), kv.lease, kv.mod_revision});
+      } catch (const std::invalid_argument& e) {
+        log::Warn("skipping lease {}: {}", kv.key, e.what());
+      }
+    }
+    return snap;
+  }
+
+  std::optional<Lease> CreateLease(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds) override {
+    return Put(subnet, attrs, ttl_seconds, 0, 0);
+  }
+
+  std::optional<Lease> RenewLease(const Lease& current, const LeaseAttrs& attrs, int64_t ttl_seconds) override {
+    return Put(current.subnet, attrs, ttl_seconds, current.mod_revision, current.etcd_lease);
+  }
+
+  bool DeleteLease(const Lease& lease) override {
+    return client_.DeleteIfModRevision(LeaseKey(prefix_, lease.subnet), lease.mod_revision);
+  }
+
+  int64_t TimeLeft(const Lease& lease) override {
+    if (lease.etcd_lease == 0) return std::numeric_limits<int64_t>::max();
+    return client_.TimeToLive(lease.etcd_lease).ttl;
+  }
+
+ private:
+  // Writes the key bound to a fresh etcd lease (none for ttl 0) if its mod_revision is `mod_revision`
+  // (0: absent). The fresh lease is revoked when the write did not happen (or may not have: a
+  // transport failure), `old_lease` when it did.
+  std::optional<Lease> Put(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds,
+                           int64_t mod_revision, int64_t old_lease) {
+    const std::string key = LeaseKey(prefix_, subnet);
+    const int64_t lease = ttl_seconds > 0 ? client_.Grant(ttl_seconds).id : 0;
+    bool written = false;
+    int64_t revision = 0;
+    try {
+      written = client_.PutIfModRevision(key, EncodeLeaseAttrs(attrs), lease, mod_revision, &revision);
+    } catch (...) {
+      RevokeQuietly(lease);
+      throw;
+    }
+    if (!written) {
+      RevokeQuietly(lease);
+      return std::nullopt;
+    }
+    if (old_lease != lease) RevokeQuietly(old_lease);
+    return Lease{subnet, attrs, lease, revision};
+  }
+
+  // A lease that cannot be revoked now expires by itself.
+  void RevokeQuietly(int64_t lease) {
+    if (lease == 0) return;
+    try {
+      client_.Revoke(lease);
+    } catch (const std::exception& e) {
+      log::Warn("cannot revoke etcd lease {:x} (it will expire by itself): {}", lease, e.what());
+    }
+  }
+
+  etcd::Client& client_;
+  std::string prefix_;
+};
+
+}  // namespace
+
+std::unique_ptr<Registry> MakeEtcdRegistry(etcd::Client& client, std::string prefix) {
+  return std::make_unique<EtcdRegistry>(client, std::move(prefix));
+}
+
+}  // namespace netiface::agent
