@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, then attaches pods with the suite through conflists and the
-# netiface CLI (cnitool's workflow), shows their addresses, pings across, runs CHECK and DEL, and proves that
-# nothing is left behind. Everything happens in network namespaces made here: a throw-away "host" (with an
-# uplink namespace so that it looks like a node) and the pods. This machine's own namespace is not touched.
+# The main job: installs what is missing, builds, then runs a three-node cluster on this machine: an
+# "underlay" namespace with a bridge and a real etcd, three node namespaces each running netiface-agent
+# (subnet leases in etcd, subnet.env, host-gw routes, masquerade), and two pods per node attached through
+# the netiface CLI with our flannel -> bridge -> host-local. It shows the leases and routes, pings every pod
+# from every other node, runs CHECK, DELs everything, stops what it started (by pid) and proves that nothing
+# is left behind. This machine's own namespace, routes and firewall are not touched.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$NETIFACE_ROOT"
@@ -14,113 +16,149 @@ build_tree "$BUILD" >/dev/null
 BIN=$BUILD/bin
 
 tag=$$
-HOST=nfdemo-host-$tag UP=nfdemo-up-$tag
-PODS=(nfdemo-a-$tag nfdemo-b-$tag nfdemo-c-$tag nfdemo-d-$tag)
+UL=nfdemo-ul-$tag
+NODES=(1 2 3)
 W=$(mktemp -d /tmp/netiface-demo-XXXXXX)
+ETCD_PID=
+AGENT_PIDS=()
+node_ns() { echo "nfdemo-n$1-$tag"; }
+pod_ns() { echo "nfdemo-p$1$2-$tag"; }
+all_ns() {
+  echo "$UL"
+  for n in "${NODES[@]}"; do node_ns "$n"; pod_ns "$n" a; pod_ns "$n" b; done
+}
 cleanup() {
-  for ns in "${PODS[@]}" "$HOST" "$UP"; do ip netns del "$ns" 2>/dev/null || true; done
+  for p in "${AGENT_PIDS[@]}" $ETCD_PID; do kill "$p" 2>/dev/null || true; done
+  for p in "${AGENT_PIDS[@]}" $ETCD_PID; do
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null || true
+  done
+  for ns in $(all_ns); do ip netns del "$ns" 2>/dev/null || true; done
   rm -rf "$W"
 }
 trap cleanup EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-in_host() { nsenter --net=/run/netns/$HOST -- "$@"; }
-cli() { in_host "$BIN/netiface" "$@" --conf-dir "$W/net.d" --cni-path "$BIN" --cache-dir "$W/cache"; }
+in_ns() { local ns=$1; shift; nsenter --net=/run/netns/$ns -- "$@"; }
+etcdctl_() { in_ns "$UL" env ETCDCTL_API=3 etcdctl --endpoints=http://192.0.2.254:2379 "$@"; }
+cli() { local n=$1; shift; in_ns "$(node_ns "$n")" "$BIN/netiface" "$@" --conf-dir "$W/n$n/net.d" --cni-path "$BIN" --cache-dir "$W/n$n/cache"; }
 pod_ip() { ip -n "$1" -j -4 addr show dev eth0 | sed -n 's/.*"local":"\([0-9.]*\)".*/\1/p'; }
+wait_for() { local what=$1; shift; for _ in $(seq 200); do "$@" && return 0; sleep 0.1; done; echo "timed out: $what" >&2; return 1; }
 
-step "a throw-away node: host namespace $HOST with an uplink, and four pod namespaces"
-for ns in "$HOST" "$UP" "${PODS[@]}"; do ip netns add "$ns"; ip -n "$ns" link set lo up; done
-ip -n "$HOST" link add up0 type veth peer name up1 netns "$UP"
-ip -n "$HOST" addr add 192.0.2.2/24 dev up0 && ip -n "$HOST" link set up0 up
-ip -n "$UP" addr add 192.0.2.1/24 dev up1 && ip -n "$UP" link set up1 up
-ip -n "$HOST" route add default via 192.0.2.1   # a node has a default route; proxy ARP relies on it
-
-mkdir -p "$W/net.d"
-cat > "$W/net.d/10-routed.conflist" <<JSON
+step "underlay $UL (bridge 192.0.2.254/24) with etcd, three nodes on it"
+ip netns add "$UL"; ip -n "$UL" link set lo up
+ip -n "$UL" link add br0 type bridge
+ip -n "$UL" addr add 192.0.2.254/24 dev br0 && ip -n "$UL" link set br0 up
+for n in "${NODES[@]}"; do
+  ns=$(node_ns "$n")
+  ip netns add "$ns"; ip -n "$ns" link set lo up
+  ip -n "$ns" link add eth0 type veth peer name ul$n-$tag netns "$UL"
+  ip -n "$UL" link set "ul$n-$tag" master br0 up
+  ip -n "$ns" addr add 192.0.2.$n/24 dev eth0 && ip -n "$ns" link set eth0 up
+  ip -n "$ns" route add default via 192.0.2.254
+  in_ns "$ns" sysctl -qw net.ipv4.ip_forward=1
+  mkdir -p "$W/n$n/net.d"
+  cat > "$W/n$n/net.d/10-flannel.conflist" <<JSON
 {
   "cniVersion": "1.1.0",
-  "name": "demo-routed",
-  "plugins": [
-    {
-      "type": "veth-workload",
-      "dataDir": "$W/endpoints",
-      "ipam": {
-        "type": "host-local",
-        "dataDir": "$W/ipam",
-        "ranges": [[{ "subnet": "10.77.0.0/24" }]],
-        "routes": [{ "dst": "10.77.0.0/16" }]
-      }
-    }
-  ]
-}
-JSON
-cat > "$W/subnet.env" <<ENV
-FLANNEL_NETWORK=10.78.0.0/16
-FLANNEL_SUBNET=10.78.1.1/24
-FLANNEL_MTU=1450
-FLANNEL_IPMASQ=true
-ENV
-cat > "$W/net.d/20-flannel.conflist" <<JSON
-{
-  "cniVersion": "1.1.0",
-  "name": "demo-flannel",
+  "name": "cluster",
   "plugins": [
     {
       "type": "flannel",
-      "subnetFile": "$W/subnet.env",
-      "dataDir": "$W/flannel",
-      "delegate": { "bridge": "nfdemo0", "hairpinMode": true },
-      "ipam": { "dataDir": "$W/ipam" }
+      "subnetFile": "$W/n$n/subnet.env",
+      "dataDir": "$W/n$n/flannel",
+      "delegate": { "bridge": "cni0", "isDefaultGateway": true },
+      "ipam": { "dataDir": "$W/n$n/ipam" }
     }
   ]
 }
 JSON
-echo "conflists: $(ls "$W/net.d" | tr '\n' ' ')"
-
-step "ADD: pods a, b on demo-routed (veth-workload + host-local); c, d on demo-flannel (flannel -> bridge + host-local)"
-cli add demo-routed /run/netns/${PODS[0]} >/dev/null
-cli add demo-routed /run/netns/${PODS[1]} >/dev/null
-cli add demo-flannel /run/netns/${PODS[2]} >/dev/null
-cli add demo-flannel /run/netns/${PODS[3]} >/dev/null
-for p in "${PODS[@]}"; do
-  printf '%-22s %s\n' "$p" "$(ip -n "$p" -br addr show dev eth0)"
 done
-echo "routes in pod a:"; ip -n "${PODS[0]}" route | sed 's/^/  /'
-echo "host routes to pods:"; ip -n "$HOST" route | grep -E '^10\.7[78]' | sed 's/^/  /'
-echo "reservations:"; in_host "$BIN/netiface" ipam ls --data-dir "$W/ipam" | sed 's/^/  /'
+mkdir -p "$W/etcd"
+nsenter --net=/run/netns/$UL -- etcd --name demo --data-dir "$W/etcd/data" \
+  --listen-client-urls http://192.0.2.254:2379 --advertise-client-urls http://192.0.2.254:2379 \
+  --listen-peer-urls http://192.0.2.254:2380 --initial-advertise-peer-urls http://192.0.2.254:2380 \
+  --initial-cluster demo=http://192.0.2.254:2380 --initial-cluster-state new \
+  --log-level warn --logger zap >"$W/etcd/etcd.log" 2>&1 &
+ETCD_PID=$!
+wait_for "etcd health" etcdctl_ endpoint health >/dev/null 2>&1
+echo "etcd $(etcdctl_ version | head -1 | awk '{print $3}') on 192.0.2.254:2379 (pid $ETCD_PID)"
 
-A=$(pod_ip ${PODS[0]}) B=$(pod_ip ${PODS[1]}) C=$(pod_ip ${PODS[2]}) D=$(pod_ip ${PODS[3]})
-step "ping: a -> b through the host routes, c -> d across the bridge, c -> its gateway"
-ip netns exec "${PODS[0]}" ping -c 2 -W 2 "$B" | tail -2
-ip netns exec "${PODS[2]}" ping -c 2 -W 2 "$D" | tail -2
-ip netns exec "${PODS[2]}" ping -c 1 -W 2 10.78.1.1 | tail -1
+step "the network config, in flanneld's JSON, at /coreos.com/network/config"
+CONFIG='{"Network": "10.5.0.0/16", "SubnetLen": 24, "Backend": {"Type": "host-gw"}}'
+etcdctl_ put /coreos.com/network/config "$CONFIG" >/dev/null
+echo "$CONFIG"
+
+step "netiface-agent on every node (flanneld's flags)"
+for n in "${NODES[@]}"; do
+  nsenter --net=/run/netns/"$(node_ns "$n")" -- "$BIN/netiface-agent" --etcd-endpoints=http://192.0.2.254:2379 \
+    --subnet-file="$W/n$n/subnet.env" --ip-masq >"$W/n$n/agent.log" 2>&1 &
+  AGENT_PIDS+=($!)
+done
+for n in "${NODES[@]}"; do
+  wait_for "subnet.env on node $n" test -s "$W/n$n/subnet.env"
+  echo "node $n (pid ${AGENT_PIDS[$((n - 1))]}): $(tr '\n' ' ' < "$W/n$n/subnet.env")"
+done
+echo; echo "leases in etcd (netiface leases):"
+in_ns "$UL" "$BIN/netiface" leases --etcd-endpoints http://192.0.2.254:2379 | sed 's/^/  /'
+for n in "${NODES[@]}"; do
+  wait_for "routes on node $n" test "$(ip -n "$(node_ns "$n")" route show proto 78 | wc -l)" -eq 2
+  echo "node $n routes (proto 78):"; ip -n "$(node_ns "$n")" route show proto 78 | sed 's/^/  /'
+done
+
+step "ADD: two pods per node through flannel -> bridge -> host-local"
+for n in "${NODES[@]}"; do
+  for p in a b; do
+    ip netns add "$(pod_ns "$n" $p)"
+    cli "$n" add cluster "/run/netns/$(pod_ns "$n" $p)" >/dev/null
+    printf '  node %s pod %s  %s\n' "$n" "$p" "$(pod_ip "$(pod_ns "$n" $p)")"
+  done
+done
+
+step "ping: every pod reaches every pod on the other nodes; masquerade to the underlay"
+pings=0
+for n in "${NODES[@]}"; do
+  for p in a b; do
+    for m in "${NODES[@]}"; do
+      [ "$m" = "$n" ] && continue
+      for q in a b; do
+        ip netns exec "$(pod_ns "$n" $p)" ping -c 1 -W 2 "$(pod_ip "$(pod_ns "$m" $q)")" >/dev/null
+        pings=$((pings + 1))
+      done
+    done
+  done
+done
+echo "$pings cross-node pings, all answered"
+ip netns exec "$(pod_ns 1 a)" ping -c 1 -W 2 192.0.2.254 | tail -1
+echo "(the underlay has no route to 10.5.0.0/16: that answer came back through node 1's masquerade)"
 
 step "CHECK every attachment (silent on success)"
-for i in 0 1; do cli check demo-routed /run/netns/${PODS[$i]}; done
-for i in 2 3; do cli check demo-flannel /run/netns/${PODS[$i]}; done
-echo "CHECK passed for 4 attachments"
-echo "and CHECK notices damage: removing pod a's route to 10.77.0.0/16 ..."
-ip -n "${PODS[0]}" route del 10.77.0.0/16
-if cli check demo-routed /run/netns/${PODS[0]} 2>&1; then echo "CHECK missed it" >&2; exit 1; fi
+for n in "${NODES[@]}"; do for p in a b; do cli "$n" check cluster "/run/netns/$(pod_ns "$n" $p)"; done; done
+echo "CHECK passed for 6 attachments"
 
-step "DEL every attachment"
-for i in 0 1; do cli del demo-routed /run/netns/${PODS[$i]}; done
-for i in 2 3; do cli del demo-flannel /run/netns/${PODS[$i]}; done
+step "DEL every attachment, stop the agents and etcd"
+for n in "${NODES[@]}"; do for p in a b; do cli "$n" del cluster "/run/netns/$(pod_ns "$n" $p)"; done; done
+for p in "${AGENT_PIDS[@]}"; do kill "$p"; done
+for p in "${AGENT_PIDS[@]}"; do wait "$p" || { echo "agent $p exited with $?"; exit 1; }; done
+echo "agents stopped (they keep lease, routes, rules and subnet.env on exit, as flanneld does)"
+kill "$ETCD_PID"; wait "$ETCD_PID" 2>/dev/null || true
+AGENT_PIDS=(); ETCD_PID=
 
 step "nothing left behind"
 left=0
-links=$(ip -n "$HOST" -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -vxE 'lo|up0|nfdemo0' || true)
-[ -z "$links" ] || { echo "links left: $links"; left=1; }
-routes=$(ip -n "$HOST" route | grep -E '^10\.77' || true)
-[ -z "$routes" ] || { echo "routes left: $routes"; left=1; }
-res=$(in_host "$BIN/netiface" ipam ls --data-dir "$W/ipam" --json)
-[ "$res" = "[]" ] || { echo "reservations left: $res"; left=1; }
-files=$(find "$W/endpoints" "$W/flannel" "$W/cache" -type f ! -name lock ! -name .lock 2>/dev/null || true)
-[ -z "$files" ] || { echo "files left: $files"; left=1; }
-for p in "${PODS[@]}"; do ip -n "$p" link show eth0 >/dev/null 2>&1 && { echo "eth0 left in $p"; left=1; }; done
+for n in "${NODES[@]}"; do
+  res=$(in_ns "$(node_ns "$n")" "$BIN/netiface" ipam ls --data-dir "$W/n$n/ipam" --json)
+  [ "$res" = "[]" ] || { echo "reservations left on node $n: $res"; left=1; }
+  files=$(find "$W/n$n/flannel" "$W/n$n/cache" -type f ! -name lock 2>/dev/null || true)
+  [ -z "$files" ] || { echo "files left on node $n: $files"; left=1; }
+  for p in a b; do
+    ip -n "$(pod_ns "$n" $p)" link show eth0 >/dev/null 2>&1 && { echo "eth0 left in node $n pod $p"; left=1; }
+  done
+done
 [ $left -eq 0 ] || exit 1
-echo "host links: lo up0 nfdemo0 (the bridge stays, as with the reference bridge); no pod routes; no reservations;"
-echo "no endpoint records, flannel configs or cached results; no eth0 in any pod"
+echo "no reservations, flannel configs or cached results; no eth0 in any pod"
 cleanup; trap - EXIT
-left_ns=$(ip netns list | grep -c "nfdemo-.*-$tag" || true)
-echo "namespaces left: $left_ns; scratch dir removed: $([ -e "$W" ] && echo no || echo yes)"
+left_ns=$(ip netns list | grep -c -- "-$tag" || true)
+procs=$(pgrep -f "$W" | wc -l || true)
+echo "namespaces left: $left_ns; processes left: $procs; scratch dir removed: $([ -e "$W" ] && echo no || echo yes)"
+[ "$left_ns" -eq 0 ] && [ "$procs" -eq 0 ]
