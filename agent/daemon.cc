@@ -121,7 +121,10 @@ class Daemon {
                   cfg_.subnet_min.ToString(), cfg_.subnet_max.ToString(), cfg_.backend_type);
         return true;
       } catch (const std::exception& e) {
-        std::string msg = std::string("network config at ") + ConfigKey(o_.prefix) + ": " + e.what();
+        std::string msg = e.what();
+        if (msg.find(ConfigKey(o_.prefix)) == std::string::npos) {
+          msg = "network config at " + ConfigKey(o_.prefix) + ": " + msg;
+        }
         auto wait = backoff.Next();
         if (msg != last_error) log::Error("{}; retrying", msg);
         last_error = msg;

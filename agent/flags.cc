@@ -108,6 +108,12 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
       "cleanup", "Remove the agent's nftables rules and every route of its protocol from this node (the lease "
                  "expires on its own)");
 
+  // Go's flag package lets a later flag override an earlier one; so do we (a unit file's flags plus a drop-in's).
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size_max() <= 1 && opt->get_name() != "--iface") {
+      opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+  }
   std::vector<std::string> argv = NormalizeGoFlags(argv_in);
   std::vector<const char*> cargv;
   for (const auto& a : argv) cargv.push_back(a.c_str());

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "netiface/cni/ip.h"
+
 #include <gtest/gtest.h>
 
 #include "cluster_fixture.h"
@@ -17,9 +19,8 @@ constexpr char kHostGw[] = R"({"Network": "10.5.0.0/16", "Backend": {"Type": "ho
 
 std::string SubnetOf(const std::string& first_host) {
   // "10.5.34.1/24" -> "10.5.34.0/24"
-  auto dot = first_host.rfind('.');
-  auto slash = first_host.find('/');
-  return first_host.substr(0, dot) + ".0" + first_host.substr(slash);
+  auto net = cni::IpNet::Parse(first_host);
+  return net ? net->Network().ToString() : "";
 }
 
 class AgentClusterTest : public ::testing::Test {

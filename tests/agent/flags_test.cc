@@ -39,6 +39,11 @@ TEST(AgentFlags, FlanneldSpellingsAndEnvironment) {
   EXPECT_EQ(c.options.renew_margin_s, 30 * 60);
   EXPECT_EQ(c.options.prefix, "/x/net");
   EXPECT_EQ(c.options.subnet_file, "/tmp/s.env");  // from FLANNELD_SUBNET_FILE
+  // A later flag wins, as with Go's flag package; --iface accumulates.
+  c = Parse({"--etcd-prefix=/a", "--etcd-prefix=/b", "--iface=eth0", "--iface=192.0.2.3", "--ip-masq", "--ip-masq"});
+  ASSERT_EQ(c.kind, Command::kRun);
+  EXPECT_EQ(c.options.prefix, "/b");
+  EXPECT_EQ(c.options.uplink.ifaces, (std::vector<std::string>{"eth0", "192.0.2.3"}));
   c = Parse({}, {{"FLANNELD_IP_MASQ", "true"}, {"FLANNELD_PUBLIC_IP", "192.0.2.7"}});
   EXPECT_TRUE(c.options.ip_masq);
   ASSERT_TRUE(c.options.uplink.public_ip);
