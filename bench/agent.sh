@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# netiface-agent's benchmark: start-up, lease-to-route latency and full reconciles against a real etcd, all in
+# throw-away network namespaces. Builds nothing: give it a build dir made by cmake (default: build) holding
+# bin/netiface-agent and bench/agent-bench. Writes docs/agent-benchmarks.md. Needs root; takes about 40 s here.
+#   bash bench/agent.sh [BUILD_DIR] [--quick]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/common.sh"
+build=${1:-$root/build}; shift || true
+for f in "$build/bench/agent-bench" "$build/bin/netiface-agent"; do
+  [ -x "$f" ] || { echo "no $f: build first (cmake --build $build --target agent-bench netiface-agent)" >&2; exit 2; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench/agent.sh needs root (it makes network namespaces)" >&2; exit 2; }
+ensure_packages etcd-server iproute2 nftables
+exec "$build/bench/agent-bench" --bin "$build/bin" --out "$root/docs/agent-benchmarks.md" "$@"
