@@ -26,6 +26,7 @@ class HostGwBackend : public Backend {
 
   void Setup(const Lease& own) override {
     own_ = own.subnet.v4.Network();
+    if (installed_.count(*own_) != 0) Forget(*own_);  // it was a peer's subnet before
     log::Info("host-gw: own subnet {} on {} ({})", own_->ToString(), uplink_.name, uplink_.public_ip.ToString());
   }
 
@@ -63,7 +64,15 @@ class HostGwBackend : public Backend {
     for (const auto& p : peers) {
       if (auto r = RouteFor(p)) desired.push_back(*r);
     }
-    RouteDiff diff = DiffRoutes(desired, nl::ListRoutes(socket_, AF_INET), protocol_);
+    const std::vector<nl::RouteInfo> observed = nl::ListRoutes(socket_, AF_INET);
+    RouteDiff diff = DiffRoutes(desired, observed, protocol_);
+    // The map is rebuilt from the one dump and what the changes below did.
+    installed_.clear();
+    for (const auto& r : observed) {
+      if (r.protocol != protocol_) continue;
+      installed_.emplace(r.dst.Network(),
+                         nl::RouteSpec{.dst = r.dst.Network(), .gw = r.gw, .ifindex = r.ifindex, .protocol = protocol_});
+    }
     std::vector<std::string> failures;
     auto attempt = [&](auto&& fn) {
       try {
@@ -76,28 +85,25 @@ class HostGwBackend : public Backend {
     for (const auto& r : diff.remove) {
       attempt([&] {
         if (nl::DeleteRoute(socket_, r)) log::Info("host-gw: removed stale route {}", Describe(r));
+        installed_.erase(r.dst);
       });
     }
     for (const auto& r : diff.replace) {
       attempt([&] {
         nl::ReplaceRoute(socket_, r);
         log::Info("host-gw: corrected route {}", Describe(r));
+        installed_[r.dst] = r;
       });
     }
     for (const auto& r : diff.add) {
       attempt([&] {
         if (nl::AddRoute(socket_, r) == nl::AddRouteOutcome::kExists) {
           log::Warn("host-gw: a route to {} appeared meanwhile; leaving it", r.dst.ToString());
-        } else {
-          log::Info("host-gw: re-added route {}", Describe(r));
+          return;
         }
+        log::Info("host-gw: re-added route {}", Describe(r));
+        installed_[r.dst] = r;
       });
-    }
-    installed_.clear();
-    for (const auto& r : nl::ListRoutes(socket_, AF_INET)) {
-      if (r.protocol != protocol_) continue;
-      nl::RouteSpec spec{.dst = r.dst.Network(), .gw = r.gw, .ifindex = r.ifindex, .protocol = protocol_};
-      installed_.emplace(spec.dst, spec);
     }
     if (!failures.empty()) {
       std::string all;

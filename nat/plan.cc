@@ -63,10 +63,13 @@ bool IsOurChain(const std::string& name) {
   return false;
 }
 
+// A part the renderer does not know: "?<json>", which never equals a planned body.
+std::string Unknown(const nlohmann::json& j) { return "?" + j.dump(); }
+
 std::string ValueFromJson(const nlohmann::json& v) {
   if (v.is_string()) {
     auto a = cni::IpAddr::Parse(v.get<std::string>());
-    return a ? a->ToString() : "?" + v.dump();
+    return a ? a->ToString() : Unknown(v);
   }
   if (v.is_object() && v.contains("prefix")) {
     const auto& p = v["prefix"];
@@ -77,7 +80,7 @@ std::string ValueFromJson(const nlohmann::json& v) {
       if (a && len >= 0 && len <= a->bits()) return PrefixText(cni::IpNet(*a, len));
     }
   }
-  return "?" + v.dump();
+  return Unknown(v);
 }
 
 std::string HexText(uint64_t v) { return fmt::format("{:#x}", v); }
@@ -112,7 +115,7 @@ std::optional<std::string> MasqueradeFromJson(const nlohmann::json& val) {
 }
 
 std::string StatementFromJson(const nlohmann::json& s) {
-  if (!s.is_object() || s.size() != 1) return "?" + s.dump();
+  if (!s.is_object() || s.size() != 1) return Unknown(s);
   const std::string& key = s.begin().key();
   const nlohmann::json& val = s.begin().value();
   if (key == "match" && val.is_object()) {
@@ -136,7 +139,7 @@ std::string StatementFromJson(const nlohmann::json& s) {
              val["family"].is_string() && val.contains("addr")) {
     return key + " " + val["family"].get<std::string>() + " to " + ValueFromJson(val["addr"]);
   }
-  return "?" + s.dump();
+  return Unknown(s);
 }
 
 [[noreturn]] void BadListing(const std::string& why) {
@@ -287,7 +290,7 @@ std::vector<Rule> PlanClusterRules(const ClusterRules& rules) {
 }
 
 std::string RuleBodyFromJson(const nlohmann::json& expr) {
-  if (!expr.is_array()) return "?" + expr.dump();
+  if (!expr.is_array()) return Unknown(expr);
   std::string out;
   for (const auto& s : expr) {
     if (!out.empty()) out += " ";

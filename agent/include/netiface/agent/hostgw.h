@@ -31,10 +31,12 @@ struct RouteDiff {
 RouteDiff DiffRoutes(const std::vector<nl::RouteSpec>& desired, const std::vector<nl::RouteInfo>& observed,
                      int protocol);
 
+// The backend acts in the network namespace current at this call (its netlink socket is opened here).
+// Throws cni::Error(kNetlink) when the socket cannot be opened.
 std::unique_ptr<Backend> MakeHostGwBackend(const Uplink& uplink, int protocol = kDefaultRouteProtocol);
 
-// Deletes every IPv4 and IPv6 route of the main table carrying `protocol` (the cleanup command).
-// Returns how many were deleted.
+// Deletes every IPv4 and IPv6 route of the main table carrying `protocol` (the cleanup command), in the
+// current network namespace. Returns how many were deleted.
 int RemoveAgentRoutes(int protocol = kDefaultRouteProtocol);
 
 }  // namespace netiface::agent
