@@ -1,5 +1,6 @@
 #include "netiface/agent/hostgw.h"
 
+#include <map>
 #include <set>
 
 namespace netiface::agent {
@@ -36,25 +37,25 @@ std::optional<nl::RouteSpec> HostGwRoute(const Lease& peer, int uplink_ifindex, 
 RouteDiff DiffRoutes(const std::vector<nl::RouteSpec>& desired, const std::vector<nl::RouteInfo>& observed,
                      int protocol) {
   RouteDiff diff;
+  // The observed routes by destination, ours and foreign apart (the first of each): one pass, so that a
+  // reconcile costs O(n log n) in the number of routes, not O(n^2).
+  std::map<cni::IpNet, const nl::RouteInfo*> ours_by_dst, foreign_by_dst;
+  for (const auto& o : observed) {
+    auto& index = o.protocol == protocol ? ours_by_dst : foreign_by_dst;
+    index.emplace(o.dst.Network(), &o);
+  }
   std::set<cni::IpNet> wanted;
   for (const auto& d : desired) {
     const cni::IpNet dst = d.dst.Network();
     if (!wanted.insert(dst).second) continue;  // the first lease of a destination wins
-    const nl::RouteInfo* ours = nullptr;
-    const nl::RouteInfo* foreign = nullptr;
-    for (const auto& o : observed) {
-      if (o.dst.Network() != dst) continue;
-      if (o.protocol == protocol) {
-        if (ours == nullptr) ours = &o;
-      } else if (foreign == nullptr) {
-        foreign = &o;
-      }
-    }
-    if (ours != nullptr) {
-      if (!SameNexthop(d, *ours)) diff.replace.push_back(d);
-    } else if (foreign != nullptr) {
-      std::string c = dst.ToString() + " is held by a route of protocol " + std::to_string(foreign->protocol);
-      if (foreign->gw) c += " via " + foreign->gw->ToString();
+    auto ours = ours_by_dst.find(dst);
+    auto foreign = foreign_by_dst.find(dst);
+    if (ours != ours_by_dst.end()) {
+      if (!SameNexthop(d, *ours->second)) diff.replace.push_back(d);
+    } else if (foreign != foreign_by_dst.end()) {
+      const nl::RouteInfo& f = *foreign->second;
+      std::string c = dst.ToString() + " is held by a route of protocol " + std::to_string(f.protocol);
+      if (f.gw) c += " via " + f.gw->ToString();
       diff.conflicts.push_back(std::move(c));
     } else {
       diff.add.push_back(d);
