@@ -205,6 +205,11 @@ class Daemon {
   }
 
   void TryRenew() {
+    if (own_->etcd_lease == 0) {
+      // An operator's reservation (a key bound to no etcd lease) never expires: nothing to renew.
+      renew_at_ = Clock::time_point::max();
+      return;
+    }
     try {
       auto renewed = registry_->RenewLease(*own_, mine_, o_.lease_ttl_s);
       if (!renewed) {

@@ -124,6 +124,24 @@ TEST_F(AgentClusterTest, PodsOnEveryNodeReachEachOther) {
   }
   EXPECT_TRUE(FullMesh(c, {1, 2, 3}));
   EXPECT_EQ(c.Leases().size(), 3u);
+  // Only the explicit cleanup takes the rules and routes off a node.
+  auto cleanup = c.node(1).ns->Sh(Bin("netiface-agent") + " cleanup");
+  EXPECT_EQ(cleanup.exit_code, 0) << cleanup.err;
+  EXPECT_TRUE(c.AgentRoutes(1).empty());
+  EXPECT_NE(c.node(1).ns->Sh("nft list table inet netiface").exit_code, 0);
+  EXPECT_EQ(c.node(1).ns->IpJson("route show default").size(), 1u);  // routes not ours stay
+}
+
+TEST_F(AgentClusterTest, MutualTlsToEtcd) {
+  cluster_ = std::make_unique<Cluster>(2, /*etcd_tls=*/true);
+  Cluster& c = *cluster_;
+  ASSERT_EQ(c.etcd().endpoint().rfind("https://", 0), 0u);
+  c.PutConfig(kHostGw);
+  c.StartAgent(1);
+  c.StartAgent(2);
+  ASSERT_TRUE(c.WaitSubnetEnv(1) && c.WaitSubnetEnv(2));
+  EXPECT_TRUE(WaitFor([&] { return FullMesh(c, {1, 2}); }, seconds(15)));
+  EXPECT_EQ(c.Leases().size(), 2u);
 }
 
 TEST_F(AgentClusterTest, RestartKeepsTheSubnetAndAnExpiredLeaseTakesItsRoutes) {
