@@ -184,13 +184,19 @@ class Daemon {
   void OnLease(Lease l) {
     bool moved = !own_subnet_ || *own_subnet_ != l.subnet;
     own_ = l;
-    own_subnet_ = l.subnet;
     hint_ = l.subnet;
     Clock::time_point now = Clock::now();
     renew_at_ = now + seconds(RenewAfterSeconds(o_.lease_ttl_s, o_.renew_margin_s));
     if (moved) {
-      backend_->Setup(l);
+      routes_ok_ = false;  // subnet.env waits for the routes of the new subnet
       env_written_.reset();
+      try {
+        backend_->Setup(l);
+      } catch (const std::exception& e) {
+        // Setup only forgets a route the backend had to this subnet; the reconcile removes it too.
+        log::Error("backend setup for {}: {}", Describe(l.subnet), e.what());
+      }
+      own_subnet_ = l.subnet;
     }
     ResyncRules();
     Reconcile();
@@ -251,6 +257,7 @@ class Daemon {
   void Reconcile() {
     Clock::time_point start = Clock::now();
     reconcile_at_ = start + seconds(o_.reconcile_interval_s);
+    if (!have_snapshot_) return;  // Handle reconciles when the first snapshot arrives
     try {
       std::vector<Lease> peers = Peers();
       backend_->Reconcile(peers);
@@ -270,7 +277,7 @@ class Daemon {
     if (!own_ || !rules_ok_ || !routes_ok_) return;
     SubnetEnvValues v;
     v.network = cfg_.network;
-    v.subnet = cni::IpNet(own_->subnet.v4.addr().Next(), own_->subnet.v4.prefix_len());
+    v.subnet = own_->subnet.v4;  // rendered as its first host
     v.mtu = backend_->Mtu();
     v.ipmasq = o_.ip_masq;
     std::string text = RenderSubnetEnv(v);
@@ -287,24 +294,32 @@ class Daemon {
     }
   }
 
+  // Every change is handed to the backend in the order etcd made it: a peer that came and went within one
+  // response is added, then removed.
   void Handle(const WatchUpdate& u) {
-    LeaseChanges changes;
     if (u.snapshot) {
-      changes = view_.Reset(*u.snapshot);
+      LeaseChanges changes = view_.Reset(*u.snapshot);
       // Our lease missing from a snapshot taken after we made it: it is gone.
       if (own_ && u.snapshot->revision >= own_->mod_revision && !view_.Find(own_->subnet)) {
         LoseLease("not in etcd any more");
       }
+      Apply(changes);
+      if (!have_snapshot_) {
+        have_snapshot_ = true;
+        if (own_) Reconcile();  // the first reconcile waits for the peers: it would remove their routes
+      }
     }
     for (const LeaseEvent& ev : u.events) {
       LeaseChanges c = view_.Apply(ev);
-      changes.upserted.insert(changes.upserted.end(), c.upserted.begin(), c.upserted.end());
       if (ev.kind == LeaseEvent::kDelete && own_ && ev.lease.subnet == own_->subnet &&
           ev.lease.mod_revision > own_->mod_revision) {
         LoseLease("deleted or expired in etcd");
       }
-      changes.removed.insert(changes.removed.end(), c.removed.begin(), c.removed.end());
+      Apply(c);
     }
+  }
+
+  void Apply(const LeaseChanges& changes) {
     for (const Lease& l : changes.removed) {
       if (!own_ && out_of_subnets_) acquire_at_ = Clock::now();  // a subnet was freed
       if (IsOurs(l) || (own_subnet_ && l.subnet == *own_subnet_)) continue;
@@ -313,16 +328,21 @@ class Daemon {
       try {
         backend_->RemovePeer(l);
       } catch (const std::exception& e) {
-        log::Error("removing peer {}: {}", Describe(l.subnet), e.what());
+        log::Error("removing peer {}: {}; the next reconcile retries", Describe(l.subnet), e.what());
       }
     }
     for (const Lease& l : changes.upserted) {
       if (own_ && l.subnet == own_->subnet) {
         if (l.mod_revision <= own_->mod_revision) continue;
-        if (l.attrs.public_ip == mine_.public_ip) {
-          own_ = l;  // rewritten with our own address (a restart of ours raced us): adopt it
-        } else {
+        if (l.attrs.public_ip != mine_.public_ip) {
           LoseLease("taken by " + (l.attrs.public_ip ? l.attrs.public_ip->ToString() : std::string("another node")));
+        } else {
+          if (l.etcd_lease != own_->etcd_lease) {
+            log::Error("lease {} was rewritten by someone else with this node's public IP {} (two nodes with one "
+                       "public IP? set --public-ip or --iface): adopting it",
+                       Describe(l.subnet), mine_.public_ip->ToString());
+          }
+          own_ = l;
         }
         continue;
       }
@@ -351,6 +371,7 @@ class Daemon {
   std::optional<SubnetKey> own_subnet_;  // the subnet the backend and rules are set up for
   std::optional<SubnetKey> hint_;        // the subnet to ask for first
   std::optional<std::string> env_written_;
+  bool have_snapshot_ = false;  // the watcher's first snapshot is in view_
   bool rules_ok_ = false;
   bool routes_ok_ = false;
   bool out_of_subnets_ = false;
@@ -361,8 +382,14 @@ class Daemon {
 }  // namespace
 
 int RunAgent(const AgentOptions& options, const std::atomic<bool>& stop) {
-  Daemon d(options, stop);
-  return d.Run();
+  try {
+    Daemon d(options, stop);
+    return d.Run();
+  } catch (const std::exception& e) {
+    // Only start-up can get here (the loop catches what it retries): a netlink socket, a thread.
+    log::Error("cannot run: {}", e.what());
+    return 1;
+  }
 }
 
 int RunCleanup(int route_protocol) {

@@ -41,7 +41,8 @@ class EtcdRegistry : public Registry {
       try {
         snap.leases.push_back(Lease{*subnet, DecodeLeaseAttrs(kv.value), kv.lease, kv.mod_revision});
       } catch (const std::invalid_argument& e) {
-        log::Warn("skipping lease {}: {}", kv.key, e.what());
+        log::Warn("lease {} has a value that cannot be read ({}): its subnet counts as taken", kv.key, e.what());
+        snap.unreadable.push_back(*subnet);
       }
     }
     return snap;
@@ -66,26 +67,58 @@ class EtcdRegistry : public Registry {
 
  private:
   // Writes the key bound to a fresh etcd lease (none for ttl 0) if its mod_revision is `mod_revision`
-  // (0: absent). The fresh lease is revoked when the write did not happen (or may not have: a
-  // transport failure), `old_lease` when it did.
+  // (0: absent); `old_lease` is revoked once it is not bound to the key any more.
+  // A transaction whose answer is lost (a timeout, or a failover that ran it again on another member,
+  // where its compare then fails) may still have been applied: the key is read back, and when it is bound
+  // to the fresh lease the write counts. The fresh lease is revoked only when it is certainly unused;
+  // when that cannot be told, it is left to expire by itself, since revoking it could delete our own key.
   std::optional<Lease> Put(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds,
                            int64_t mod_revision, int64_t old_lease) {
     const std::string key = LeaseKey(prefix_, subnet);
     const int64_t lease = ttl_seconds > 0 ? client_.Grant(ttl_seconds).id : 0;
+    const std::string value = EncodeLeaseAttrs(attrs);
     bool written = false;
     int64_t revision = 0;
     try {
-      written = client_.PutIfModRevision(key, EncodeLeaseAttrs(attrs), lease, mod_revision, &revision);
+      written = client_.PutIfModRevision(key, value, lease, mod_revision, &revision);
     } catch (...) {
-      RevokeQuietly(lease);
+      ReadBackResult now = ReadBack(key);
+      if (now.known && IsOurWrite(now, lease, value)) return Written(subnet, attrs, lease, now.kv->mod_revision, old_lease);
+      if (now.known) RevokeQuietly(lease);  // certainly unused; unknown: it expires by itself
       throw;
     }
     if (!written) {
-      RevokeQuietly(lease);
+      // A failover may have run the transaction again on another member after the first one applied it.
+      ReadBackResult now = ReadBack(key);
+      if (now.known && IsOurWrite(now, lease, value)) return Written(subnet, attrs, lease, now.kv->mod_revision, old_lease);
+      if (now.known) RevokeQuietly(lease);
       return std::nullopt;
     }
+    return Written(subnet, attrs, lease, revision, old_lease);
+  }
+
+  Lease Written(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t lease, int64_t revision, int64_t old_lease) {
     if (old_lease != lease) RevokeQuietly(old_lease);
     return Lease{subnet, attrs, lease, revision};
+  }
+
+  struct ReadBackResult {
+    bool known = false;                 // false: etcd could not be asked
+    std::optional<etcd::KeyValue> kv;   // the key as it is now (nullopt: absent)
+  };
+  ReadBackResult ReadBack(const std::string& key) {
+    try {
+      etcd::RangeResult r = client_.Get(key);
+      if (r.kvs.empty()) return {true, std::nullopt};
+      return {true, r.kvs.front()};
+    } catch (const std::exception& e) {
+      log::Warn("cannot read {} back after an unanswered write: {}", key, e.what());
+      return {};
+    }
+  }
+
+  static bool IsOurWrite(const ReadBackResult& now, int64_t lease, const std::string& value) {
+    return lease != 0 && now.kv && now.kv->lease == lease && now.kv->value == value;
   }
 
   // A lease that cannot be revoked now expires by itself.

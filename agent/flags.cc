@@ -1,5 +1,6 @@
 #include "netiface/agent/flags.h"
 
+#include <algorithm>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -51,22 +52,6 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
                "netiface-agent");
   app.footer("Every flag can also be given as FLANNELD_<FLAG> in the environment (FLANNELD_ETCD_ENDPOINTS, ...),\n"
              "and as -flag=value (Go's spelling). See agent/README.md.");
-  auto env_of = [&](const std::string& flag) -> const std::string* {
-    auto it = env.find(EnvName(flag));
-    return it != env.end() ? &it->second : nullptr;
-  };
-  // Defaults from FLANNELD_* first; a flag on the command line overrides them.
-  if (auto* v = env_of("etcd-endpoints")) endpoints = *v;
-  if (auto* v = env_of("etcd-prefix")) o.prefix = *v;
-  if (auto* v = env_of("etcd-cafile")) o.etcd.ca_file = *v;
-  if (auto* v = env_of("etcd-certfile")) o.etcd.cert_file = *v;
-  if (auto* v = env_of("etcd-keyfile")) o.etcd.key_file = *v;
-  if (auto* v = env_of("iface")) ifaces = {*v};
-  if (auto* v = env_of("public-ip")) public_ip = *v;
-  if (auto* v = env_of("subnet-file")) o.subnet_file = *v;
-  if (auto* v = env_of("ip-masq")) o.ip_masq = (*v == "true" || *v == "1");
-  if (auto* v = env_of("iptables-forward-rules")) o.forward_rules = !(*v == "false" || *v == "0");
-
   app.add_option("--etcd-endpoints", endpoints, "Comma-separated etcd endpoints")->capture_default_str();
   app.add_option("--etcd-prefix", o.prefix, "etcd prefix of flannel's keys")->capture_default_str();
   app.add_option("--etcd-cafile", o.etcd.ca_file, "CA bundle to verify etcd's certificate (https endpoints)");
@@ -115,6 +100,22 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
     }
   }
   std::vector<std::string> argv = NormalizeGoFlags(argv_in);
+  // flanneld's FLANNELD_<FLAG> variables, for every flag the command line does not give (flanneld's
+  // flagutil.SetFlagsFromEnv): added in front of it, as --flag=value.
+  std::vector<std::string> from_env;
+  for (const CLI::Option* opt : app.get_options()) {
+    for (const std::string& name : opt->get_lnames()) {
+      if (name == "help" || name == "version") continue;
+      auto it = env.find(EnvName(name));
+      if (it == env.end()) continue;
+      const std::string flag = "--" + name;
+      bool given = std::any_of(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), [&](const std::string& a) {
+        return a == flag || a.rfind(flag + "=", 0) == 0;
+      });
+      if (!given) from_env.push_back(flag + "=" + it->second);
+    }
+  }
+  if (!argv.empty()) argv.insert(argv.begin() + 1, from_env.begin(), from_env.end());
   std::vector<const char*> cargv;
   for (const auto& a : argv) cargv.push_back(a.c_str());
   try {

@@ -105,11 +105,9 @@ class HostGwBackend : public Backend {
         installed_[r.dst] = r;
       });
     }
-    if (!failures.empty()) {
-      std::string all;
-      for (const auto& f : failures) all += (all.empty() ? "" : "; ") + f;
-      throw cni::Error(cni::kNetlink, "host-gw reconcile: " + all);
-    }
+    // A peer the kernel refuses (its gateway not on-link, ...) must not keep the node from being ready:
+    // flanneld logs these too. They are retried at the next reconcile; a failed dump throws above.
+    for (const auto& f : failures) log::Warn("host-gw reconcile: {}", f);
   }
 
  private:

@@ -143,6 +143,7 @@ Lease AcquireLease(Registry& registry, const NetworkConfig& cfg, const LeaseAttr
   max_attempts = std::max(max_attempts, 1);
   for (int attempt = 1; attempt <= max_attempts; ++attempt) {
     LeaseSnapshot snap = registry.ListLeases();
+    for (const SubnetKey& k : snap.unreadable) snap.leases.push_back(Lease{k, {}, 0, 0});  // taken, by nobody we know
     Choice c = ChooseSubnet(cfg, snap.leases, *mine.public_ip, previous, rng);
     for (const Lease& stale : c.stale_own) {
       const bool deleted = registry.DeleteLease(stale);
@@ -173,8 +174,10 @@ Lease AcquireLease(Registry& registry, const NetworkConfig& cfg, const LeaseAttr
 
 int64_t RenewAfterSeconds(int64_t ttl_seconds, int64_t margin_seconds) {
   if (ttl_seconds <= 0) return 0;
-  const int64_t margin = std::clamp<int64_t>(margin_seconds, 0, ttl_seconds / 2);
-  return ttl_seconds - margin;
+  // flanneld's rule (renew `margin` before expiry); a margin that leaves no time at all (a test's short TTL
+  // under the default 60 min margin) renews half way instead.
+  if (margin_seconds > 0 && margin_seconds < ttl_seconds) return ttl_seconds - margin_seconds;
+  return std::max<int64_t>(ttl_seconds / 2, 1);
 }
 
 }  // namespace netiface::agent

@@ -55,6 +55,7 @@ void LeaseWatcher::Loop() {
   Backoff backoff(std::chrono::milliseconds(100), std::chrono::milliseconds(5000));
   bool need_snapshot = true;
   bool outage = false;
+  bool compacted = false;
   int64_t next_revision = 0;
   const std::string subnets = SubnetsPrefix(prefix_);
   while (!stop_) {
@@ -73,13 +74,13 @@ void LeaseWatcher::Loop() {
               log::Info("etcd reachable again: watch resumed from revision {}", next_revision);
               outage = false;
             }
-            backoff.Reset();
             if (r.canceled) {
               log::Warn("lease watch canceled by etcd ({}); listing the leases again",
                         r.compact_revision > 0 ? "revision " + std::to_string(next_revision) +
                                                      " compacted, oldest kept " + std::to_string(r.compact_revision)
                                                : r.cancel_reason);
               need_snapshot = true;
+              compacted = r.compact_revision > 0;
               return false;
             }
             if (r.created && r.revision > 0 && r.revision + 1 < next_revision) {
@@ -88,6 +89,10 @@ void LeaseWatcher::Loop() {
               need_snapshot = true;
               return false;
             }
+            backoff.Reset();  // a healthy message; a cancel keeps the backoff growing
+            // A message without events (a progress notification) says every revision up to its header's
+            // has been delivered: a later resume need not go back further (and hit a compaction).
+            if (r.events.empty() && !r.created && r.revision > 0) next_revision = std::max(next_revision, r.revision + 1);
             WatchUpdate u;
             for (const etcd::Event& e : r.events) {
               next_revision = std::max(next_revision, e.kv.mod_revision + 1);
@@ -97,8 +102,11 @@ void LeaseWatcher::Loop() {
             return !stop_.load();
           },
           &stop_);
-      // The stream ended without an error: etcd closed it (or a canceled watch asked for a snapshot).
-      if (!need_snapshot && !stop_ && !SleepFor(backoff.Next())) break;
+      // The stream ended without an error: etcd closed it, or canceled the watch. Only a compaction is
+      // answered at once (with a snapshot); anything else waits its backoff, so that a cancel that repeats
+      // does not become a tight list-watch loop against etcd.
+      if (!stop_ && !compacted && !SleepFor(backoff.Next())) break;
+      compacted = false;
     } catch (const std::exception& e) {
       if (stop_) break;
       auto wait = backoff.Next();

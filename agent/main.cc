@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <thread>
 
@@ -22,7 +24,9 @@ int main(int argc, char** argv) {
   log::SetLevel(cmd.log_level);
   if (cmd.kind == agent::Command::kCleanup) return agent::RunCleanup(cmd.options.route_protocol);
 
-  // Blocked in every thread (the watcher inherits the mask); only the waiter below takes them.
+  // Blocked in every thread (the watcher inherits the mask); only the waiter below takes them. The first
+  // SIGTERM/SIGINT asks the loop to stop; a second one, while the loop is still busy (a slow etcd call),
+  // ends the process at once.
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
@@ -30,17 +34,22 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
   std::atomic<bool> stop{false};
+  std::atomic<bool> done{false};
   std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&set, &sig);
-    log::Info("signal {}: stopping", sig);
-    stop = true;
+    const timespec tick{0, 200 * 1000 * 1000};
+    while (!done) {
+      int sig = sigtimedwait(&set, nullptr, &tick);
+      if (sig <= 0) continue;
+      if (stop) {
+        log::Warn("signal {} again: exiting at once", sig);
+        std::_Exit(128 + sig);
+      }
+      log::Info("signal {}: stopping", sig);
+      stop = true;
+    }
   });
   int rc = agent::RunAgent(cmd.options, stop);
-  if (!stop) {
-    // RunAgent gave up on its own: wake the waiter so that it can be joined.
-    pthread_kill(waiter.native_handle(), SIGTERM);
-  }
+  done = true;
   waiter.join();
   return rc;
 }

@@ -158,11 +158,23 @@ TEST_F(AgentClusterTest, RestartKeepsTheSubnetAndAnExpiredLeaseTakesItsRoutes) {
   EXPECT_TRUE(FullMesh(c, {1, 2, 3}));
   EXPECT_EQ(c.Leases().size(), 3u);
 
-  // Restart while the lease lives: the same subnet (the lease holding our public IP is reused).
+  // Restart while the lease lives: the same subnet, and the same key (the lease holding our public IP is
+  // renewed in place, not created again: its create_revision stays).
+  const std::string key3 = "/coreos.com/network/subnets/" + SubnetOf(subnet3).replace(SubnetOf(subnet3).find('/'), 1, "-");
+  auto create_revision = [&] {
+    auto r = c.etcd().Etcdctl({"get", key3, "-w", "json"});
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    return j.is_object() && j.contains("kvs") ? j["kvs"][0].value("create_revision", int64_t{0}) : int64_t{0};
+  };
+  const int64_t created = create_revision();
+  ASSERT_GT(created, 0) << key3;
   c.StopAgent(3);
   c.StartAgent(3, ttl);
   ASSERT_TRUE(WaitFor([&] { return c.AgentLogSinceStart(3).find("leased") != std::string::npos; }, seconds(15)));
   EXPECT_EQ(c.Subnet(3), subnet3);
+  EXPECT_EQ(create_revision(), created) << "the restart created the lease anew instead of reusing it";
+  // Its routes to the others stayed through the restart (the first reconcile waits for the snapshot).
+  EXPECT_TRUE(FullMesh(c, {1, 2, 3}));
 
   // Stopped past its TTL: the lease expires and the other nodes drop their route to it.
   c.StopAgent(3);

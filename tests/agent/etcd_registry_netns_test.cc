@@ -180,6 +180,21 @@ TEST_F(EtcdRegistryTest, ListsWhatFlanneldWroteAndSkipsGarbage) {
   EXPECT_EQ(snap.leases[1].attrs.public_ipv6, Ip("2001:db8::4"));
   // An unbound (reserved) lease never expires.
   EXPECT_EQ(registry_->TimeLeft(snap.leases[0]), std::numeric_limits<int64_t>::max());
+  // The unreadable value still holds its subnet.
+  EXPECT_EQ(snap.unreadable, (std::vector<SubnetKey>{Key("10.5.5.0/24")}));
+}
+
+TEST_F(EtcdRegistryTest, AnUnreadableLeaseIsNotAFreeSubnet) {
+  // A /26 in /28s restricted to one subnet, whose key holds garbage: nothing is free, also not the
+  // previous subnet the node remembers.
+  ASSERT_EQ(Etcdctl({"put", prefix_ + "/config",
+                     R"({"Network":"10.7.0.0/26","SubnetLen":28,"SubnetMin":"10.7.0.16","SubnetMax":"10.7.0.16"})"})
+                .exit_code, 0);
+  ASSERT_EQ(Etcdctl({"put", prefix_ + "/subnets/10.7.0.16-28", "not json"}).exit_code, 0);
+  NetworkConfig cfg = registry_->GetConfig();
+  std::mt19937_64 rng(1);
+  EXPECT_THROW(AcquireLease(*registry_, cfg, Attrs("192.0.2.1"), SubnetKey{Net("10.7.0.16/28"), std::nullopt}, 60, rng),
+               OutOfSubnets);
 }
 
 TEST_F(EtcdRegistryTest, AcquireLeaseEndToEnd) {

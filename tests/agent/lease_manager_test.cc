@@ -305,12 +305,12 @@ TEST(AcquireLeaseTest, ExpiredLeasesFreeTheirSubnets) {
   EXPECT_EQ(reg.Leases().size(), 1u);
 }
 
-TEST(RenewAfterSecondsTest, MarginBeforeExpiryCappedAtHalfTheTtl) {
+TEST(RenewAfterSecondsTest, FlanneldsMarginOrHalfWayWhenItDoesNotFit) {
   EXPECT_EQ(RenewAfterSeconds(24 * 3600, 3600), 23 * 3600);  // flanneld's defaults
-  EXPECT_EQ(RenewAfterSeconds(24 * 3600, 1439 * 60), 12 * 3600);
-  EXPECT_EQ(RenewAfterSeconds(10, 3600), 5);  // a test's short TTL still renews in time
+  EXPECT_EQ(RenewAfterSeconds(24 * 3600, 1439 * 60), 60);     // flanneld: renew a minute after the grant
+  EXPECT_EQ(RenewAfterSeconds(10, 3600), 5);                   // a test's short TTL still renews in time
   EXPECT_EQ(RenewAfterSeconds(10, 2), 8);
-  EXPECT_EQ(RenewAfterSeconds(10, -5), 10);
+  EXPECT_EQ(RenewAfterSeconds(10, -5), 5);
   EXPECT_EQ(RenewAfterSeconds(1, 3600), 1);
   EXPECT_EQ(RenewAfterSeconds(0, 60), 0);
 }

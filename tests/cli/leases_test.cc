@@ -20,6 +20,7 @@ TEST(Leases, Ttl) {
   EXPECT_EQ(FormatTtl(240), "4m0s");
   EXPECT_EQ(FormatTtl(12), "12s");
   EXPECT_EQ(FormatTtl(-1), "expired");
+  EXPECT_EQ(FormatTtl(kNeverExpires), "never");
 }
 
 TEST(Leases, Table) {

@@ -80,7 +80,7 @@ int Leases(const Invocation& inv, CliContext& ctx) {
     while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
     auto registry = agent::MakeEtcdRegistry(client, prefix);
     for (agent::Lease& l : registry->ListLeases().leases) {
-      int64_t ttl = l.etcd_lease != 0 ? registry->TimeLeft(l) : -1;
+      int64_t ttl = registry->TimeLeft(l);  // INT64_MAX for a reservation
       rows.push_back({std::move(l), ttl});
     }
   } catch (const etcd::Error& e) {

@@ -14,6 +14,7 @@ std::string OrDash(const std::optional<cni::IpAddr>& a) { return a ? a->ToString
 
 std::string FormatTtl(int64_t s) {
   if (s < 0) return "expired";
+  if (s == kNeverExpires) return "never";
   if (s >= 3600) return fmt::format("{}h{}m{}s", s / 3600, s % 3600 / 60, s % 60);
   if (s >= 60) return fmt::format("{}m{}s", s / 60, s % 60);
   return fmt::format("{}s", s);
@@ -58,7 +59,7 @@ nlohmann::json LeasesToJson(const std::vector<LeaseRow>& rows) {
                    {"publicIPv6", ip(l.attrs.public_ipv6)},
                    {"backendType", l.attrs.backend_type},
                    {"backendData", l.attrs.backend_data},
-                   {"ttlSeconds", r.ttl_left},
+                   {"ttlSeconds", r.ttl_left == kNeverExpires ? nlohmann::json() : nlohmann::json(r.ttl_left)},
                    {"etcdLease", fmt::format("{:x}", l.etcd_lease)}});
   }
   return out;

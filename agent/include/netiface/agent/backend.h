@@ -31,6 +31,8 @@ class Backend {
   // A remote lease went away.
   virtual void RemovePeer(const Lease& peer) = 0;
   // Makes the kernel state exactly what `peers` need: re-adds what is missing, removes what is stale.
+  // A peer whose entries the kernel refuses is logged and skipped (retried next time); throws only when
+  // the state cannot be read at all.
   virtual void Reconcile(const std::vector<Lease>& peers) = 0;
 };
 

@@ -47,8 +47,8 @@ Lease AcquireLease(Registry& registry, const NetworkConfig& cfg, const LeaseAttr
                    int max_attempts = 10);
 
 // When to renew a lease of `ttl_seconds`, in seconds from when it was granted: `margin_seconds` before
-// it expires, the margin capped at half the TTL (so that a test's short TTL with the default 60 min
-// margin renews half way instead of never). 0 for a TTL <= 0 (nothing to renew).
+// it expires (flanneld's rule); half way when the margin is not shorter than the TTL (a test's short TTL
+// under the default 60 min margin). 0 for a TTL <= 0 (nothing to renew).
 int64_t RenewAfterSeconds(int64_t ttl_seconds, int64_t margin_seconds);
 
 }  // namespace netiface::agent

@@ -40,7 +40,8 @@ class LeaseWatcher {
   ~LeaseWatcher();  // Stop()
   LeaseWatcher(const LeaseWatcher&) = delete;
   LeaseWatcher& operator=(const LeaseWatcher&) = delete;
-  // Ends the watch and joins the thread (returns within about a second).
+  // Ends the watch and joins the thread: within a fraction of a second while watching, or once a snapshot
+  // being listed returns (at most the client's request timeout per endpoint).
   void Stop();
 
  private:

@@ -20,6 +20,8 @@ namespace netiface::agent {
 struct LeaseSnapshot {
   std::vector<Lease> leases;  // every parsable lease under <prefix>/subnets/ (others are skipped with a warning)
   int64_t revision = 0;       // the store's revision the snapshot was taken at
+  // Lease keys whose value cannot be read: no peer to route to, but their subnets are taken all the same.
+  std::vector<SubnetKey> unreadable;
 };
 
 // Every call may throw etcd::Error (kUnavailable when the store cannot be reached).
