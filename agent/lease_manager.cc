@@ -9,25 +9,15 @@
 #include <fmt/format.h>
 
 #include "netiface/cni/log.h"
+#include "u128.h"
 
 namespace netiface::agent {
 namespace {
 
-using U128 = unsigned __int128;
+using internal::FromU128;
+using internal::ToU128;
+using internal::U128;
 constexpr size_t kMaxCandidates = 100;
-
-U128 ToU128(const cni::IpAddr& a) {
-  U128 v = 0;
-  for (int i = 0; i < a.bits() / 8; ++i) v = (v << 8) | a.bytes()[i];
-  return v;
-}
-
-cni::IpAddr FromU128(int family, U128 v) {
-  uint8_t b[16];
-  const int n = family == AF_INET ? 4 : 16;
-  for (int i = n - 1; i >= 0; --i, v >>= 8) b[i] = static_cast<uint8_t>(v);
-  return cni::IpAddr::FromBytes(family, b);
-}
 
 // The address range [first, last] of a subnet.
 struct Span {

@@ -11,12 +11,15 @@
 #include <fmt/format.h>
 
 #include "json_fold.h"
+#include "u128.h"
 
 namespace netiface::agent {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using U128 = unsigned __int128;
+using internal::FromU128;
+using internal::ToU128;
+using internal::U128;
 
 struct FamilyRules {
   int family;
@@ -36,19 +39,6 @@ const char* FamilyName(int family) { return family == AF_INET ? "IPv4" : "IPv6";
 
 // A value as it appears in the message: strings bare, everything else as JSON.
 std::string Shown(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-U128 ToU128(const cni::IpAddr& a) {
-  U128 v = 0;
-  for (int i = 0; i < a.bits() / 8; ++i) v = (v << 8) | a.bytes()[i];
-  return v;
-}
-
-cni::IpAddr FromU128(int family, U128 v) {
-  uint8_t b[16];
-  const int n = family == AF_INET ? 4 : 16;
-  for (int i = n - 1; i >= 0; --i, v >>= 8) b[i] = static_cast<uint8_t>(v);
-  return cni::IpAddr::FromBytes(family, b);
-}
 
 U128 SubnetSize(int family, int subnet_len) { return U128{1} << ((family == AF_INET ? 32 : 128) - subnet_len); }
 
