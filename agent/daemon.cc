@@ -14,6 +14,7 @@
 #include "netiface/agent/lease_view.h"
 #include "netiface/agent/lease_watcher.h"
 #include "netiface/agent/subnet_env.h"
+#include "netiface/agent/vxlan.h"
 #include "netiface/cni/log.h"
 #include "netiface/nat/cluster.h"
 
@@ -58,16 +59,15 @@ class Daemon {
   Daemon(const AgentOptions& o, const std::atomic<bool>& stop) : o_(o), stop_(stop), rng_(std::random_device{}()) {}
 
   int Run() {
-    Uplink uplink;
     try {
-      uplink = FindUplink(o_.uplink);
+      uplink_ = FindUplink(o_.uplink);
     } catch (const std::exception& e) {
       log::Error("cannot choose the uplink: {}", e.what());
       return 1;
     }
-    mine_.public_ip = o_.uplink.public_ip.value_or(uplink.public_ip);
-    log::Info("uplink {} (index {}, MTU {}), public IP {}", uplink.name, uplink.ifindex, uplink.mtu,
-              mine_.public_ip->ToString());
+    mine_.public_ip = uplink_.public_ip;
+    log::Info("uplink {} (index {}, MTU {}), public IP {}{}", uplink_.name, uplink_.ifindex, uplink_.mtu,
+              uplink_.public_ip.ToString(), uplink_.public_ipv6 ? ", public IPv6 " + uplink_.public_ipv6->ToString() : "");
     std::unique_ptr<etcd::Client> client;
     try {
       client = std::make_unique<etcd::Client>(o_.etcd);
@@ -77,9 +77,13 @@ class Daemon {
     }
     registry_ = MakeEtcdRegistry(*client, o_.prefix);
     if (!FetchConfig()) return 0;
-    backend_ = MakeHostGwBackend(uplink, o_.route_protocol);
+    if (cfg_.enable_ipv6) mine_.public_ipv6 = uplink_.public_ipv6;
+    backend_ = cfg_.backend_type == "vxlan"
+                   ? MakeVxlanBackend(uplink_, ParseVxlanConfig(cfg_.backend), cfg_.enable_ipv6, o_.route_protocol)
+                   : MakeHostGwBackend(uplink_, cfg_.enable_ipv6, o_.route_protocol);
     mine_.backend_type = backend_->Type();
     mine_.backend_data = backend_->BackendData();
+    mine_.backend_v6_data = backend_->BackendV6Data();
     if (auto prev = ReadPreviousSubnet(o_.subnet_file)) {
       hint_ = SubnetKey{prev->v4, prev->v6};
       log::Info("previous subnet from {}: {}", o_.subnet_file, Describe(*hint_));
@@ -110,11 +114,17 @@ class Daemon {
     while (!stop_) {
       try {
         NetworkConfig cfg = registry_->GetConfig();
-        if (cfg.backend_type != "host-gw") {
-          throw ConfigError("backend type \"" + cfg.backend_type + "\" is not supported by this agent (host-gw is)");
+        if (cfg.backend_type != "host-gw" && cfg.backend_type != "vxlan") {
+          throw ConfigError("backend type \"" + cfg.backend_type +
+                            "\" is not supported by this agent (host-gw and vxlan are)");
         }
-        if (!cfg.enable_ipv4 || cfg.enable_ipv6) {
-          throw ConfigError("only an IPv4 network is supported by this agent (EnableIPv4 true, EnableIPv6 false)");
+        if (cfg.backend_type == "vxlan") ParseVxlanConfig(cfg.backend);  // throws ConfigError naming the key
+        if (!cfg.enable_ipv4) {
+          throw ConfigError("EnableIPv4 false is not supported: flannel's etcd leases are keyed by an IPv4 subnet");
+        }
+        if (cfg.enable_ipv6 && !uplink_.public_ipv6) {
+          throw ConfigError("EnableIPv6 is set but uplink " + uplink_.name +
+                            " has no global IPv6 address (give one with --public-ipv6)");
         }
         cfg_ = std::move(cfg);
         log::Info("network {} with /{} subnets ({} .. {}), backend {}", cfg_.network.ToString(), cfg_.subnet_len,
@@ -236,6 +246,9 @@ class Daemon {
   nat::ClusterRules Rules() const {
     nat::ClusterRules r;
     r.v4 = nat::ClusterFamily{cfg_.network, own_->subnet.v4};
+    if (cfg_.enable_ipv6 && cfg_.ipv6_network && own_->subnet.v6) {
+      r.v6 = nat::ClusterFamily{*cfg_.ipv6_network, *own_->subnet.v6};
+    }
     r.masquerade = o_.ip_masq;
     r.forward = o_.forward_rules;
     return r;
@@ -278,12 +291,16 @@ class Daemon {
     SubnetEnvValues v;
     v.network = cfg_.network;
     v.subnet = own_->subnet.v4;  // rendered as its first host
+    if (cfg_.enable_ipv6 && own_->subnet.v6) {
+      v.ipv6_network = cfg_.ipv6_network;
+      v.ipv6_subnet = own_->subnet.v6;
+    }
     v.mtu = backend_->Mtu();
     v.ipmasq = o_.ip_masq;
     std::string text = RenderSubnetEnv(v);
     if (env_written_ && *env_written_ == text) {
       auto on_disk = ReadPreviousSubnet(o_.subnet_file);
-      if (on_disk && on_disk->v4 == own_->subnet.v4) return;
+      if (on_disk && on_disk->v4 == own_->subnet.v4 && on_disk->v6 == own_->subnet.v6) return;
     }
     try {
       WriteSubnetEnv(o_.subnet_file, v);
@@ -361,6 +378,7 @@ class Daemon {
   const AgentOptions& o_;
   const std::atomic<bool>& stop_;
   std::mt19937_64 rng_;
+  Uplink uplink_;
   std::unique_ptr<Registry> registry_;
   std::unique_ptr<Backend> backend_;
   NetworkConfig cfg_;
@@ -406,6 +424,13 @@ int RunCleanup(int route_protocol) {
     log::Info("{} route(s) of protocol {} removed", n, route_protocol);
   } catch (const std::exception& e) {
     log::Error("cannot remove the agent's routes: {}", e.what());
+    rc = 1;
+  }
+  try {
+    int n = RemoveVxlanDevices();
+    log::Info("{} vxlan device(s) removed", n);
+  } catch (const std::exception& e) {
+    log::Error("cannot remove the vxlan devices: {}", e.what());
     rc = 1;
   }
   return rc;

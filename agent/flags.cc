@@ -42,12 +42,13 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
   std::string endpoints = "http://127.0.0.1:4001,http://127.0.0.1:2379";
   std::vector<std::string> ifaces;
   std::string public_ip;
+  std::string public_ipv6;
   std::string log_level = "info";
   int64_t renew_margin_min = 60;
   bool version = false;
 
   CLI::App app("netiface-agent: flanneld's node side. Leases a subnet for this node in etcd (flannel's layout),\n"
-               "writes subnet.env for the flannel CNI plugin, routes to the other nodes' subnets (host-gw) and\n"
+               "writes subnet.env for the flannel CNI plugin, routes to the other nodes' subnets (host-gw or vxlan) and\n"
                "keeps masquerade and forward rules in nftables table inet netiface.",
                "netiface-agent");
   app.footer("Every flag can also be given as FLANNELD_<FLAG> in the environment (FLANNELD_ETCD_ENDPOINTS, ...),\n"
@@ -61,6 +62,8 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
                  "Interface (name or address) whose address is this node's public IP; repeatable, first match wins "
                  "(default: the interface of the default route)");
   app.add_option("--public-ip", public_ip, "This node's public IP (default: the --iface address)");
+  app.add_option("--public-ipv6", public_ipv6,
+                 "This node's public IPv6 address, for EnableIPv6 (default: the uplink's first global IPv6 address)");
   app.add_option("--subnet-file", o.subnet_file, "Where to write the subnet.env the flannel CNI plugin reads")
       ->capture_default_str();
   app.add_flag("--ip-masq", o.ip_masq, "Masquerade traffic from the cluster network to the outside");
@@ -145,6 +148,11 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
     auto ip = cni::IpAddr::Parse(public_ip);
     if (!ip || !ip->is_v4()) return usage("--public-ip is not an IPv4 address: " + public_ip);
     o.uplink.public_ip = *ip;
+  }
+  if (!public_ipv6.empty()) {
+    auto ip = cni::IpAddr::Parse(public_ipv6);
+    if (!ip || ip->is_v4()) return usage("--public-ipv6 is not an IPv6 address: " + public_ipv6);
+    o.uplink.public_ipv6 = *ip;
   }
   o.renew_margin_s = renew_margin_min * 60;
   static const std::map<std::string, log::Level> kLevels = {

@@ -1,16 +1,6 @@
 #include "netiface/agent/hostgw.h"
 
-#include <map>
-#include <set>
-
 namespace netiface::agent {
-namespace {
-
-bool SameNexthop(const nl::RouteSpec& want, const nl::RouteInfo& have) {
-  return want.gw == have.gw && (want.ifindex == 0 || want.ifindex == have.ifindex);
-}
-
-}  // namespace
 
 std::optional<nl::RouteSpec> HostGwRoute(const Lease& peer, int uplink_ifindex, int protocol, std::string* why) {
   auto fail = [&](std::string reason) -> std::optional<nl::RouteSpec> {
@@ -34,44 +24,17 @@ std::optional<nl::RouteSpec> HostGwRoute(const Lease& peer, int uplink_ifindex, 
   return r;
 }
 
-RouteDiff DiffRoutes(const std::vector<nl::RouteSpec>& desired, const std::vector<nl::RouteInfo>& observed,
-                     int protocol) {
-  RouteDiff diff;
-  // The observed routes by destination, ours and foreign apart (the first of each): one pass, so that a
-  // reconcile costs O(n log n) in the number of routes, not O(n^2).
-  std::map<cni::IpNet, const nl::RouteInfo*> ours_by_dst, foreign_by_dst;
-  for (const auto& o : observed) {
-    auto& index = o.protocol == protocol ? ours_by_dst : foreign_by_dst;
-    index.emplace(o.dst.Network(), &o);
+std::optional<PeerEntries> HostGwEntries(const Lease& peer, int uplink_ifindex, int protocol, bool ipv6,
+                                         std::string* why) {
+  auto v4 = HostGwRoute(peer, uplink_ifindex, protocol, why);
+  if (!v4) return std::nullopt;
+  PeerEntries e;
+  e.routes.push_back(*v4);
+  if (ipv6 && peer.subnet.v6 && peer.attrs.public_ipv6 && !peer.attrs.public_ipv6->is_v4()) {
+    e.routes.push_back(nl::RouteSpec{.dst = peer.subnet.v6->Network(), .gw = peer.attrs.public_ipv6,
+                                     .ifindex = uplink_ifindex, .protocol = protocol});
   }
-  std::set<cni::IpNet> wanted;
-  for (const auto& d : desired) {
-    const cni::IpNet dst = d.dst.Network();
-    if (!wanted.insert(dst).second) continue;  // the first lease of a destination wins
-    auto ours = ours_by_dst.find(dst);
-    auto foreign = foreign_by_dst.find(dst);
-    if (ours != ours_by_dst.end()) {
-      if (!SameNexthop(d, *ours->second)) diff.replace.push_back(d);
-    } else if (foreign != foreign_by_dst.end()) {
-      const nl::RouteInfo& f = *foreign->second;
-      std::string c = dst.ToString() + " is held by a route of protocol " + std::to_string(f.protocol);
-      if (f.gw) c += " via " + f.gw->ToString();
-      diff.conflicts.push_back(std::move(c));
-    } else {
-      diff.add.push_back(d);
-    }
-  }
-  for (const auto& o : observed) {
-    if (o.protocol != protocol || wanted.count(o.dst.Network()) != 0) continue;
-    nl::RouteSpec r;
-    r.dst = o.dst.Network();
-    r.gw = o.gw;
-    r.ifindex = o.ifindex;
-    r.priority = o.priority;
-    r.protocol = protocol;
-    diff.remove.push_back(r);
-  }
-  return diff;
+  return e;
 }
 
 }  // namespace netiface::agent

@@ -39,7 +39,35 @@ bool HasAddress(const std::vector<nl::AddrInfo>& addrs, int ifindex, const cni::
                      [&](const nl::AddrInfo& x) { return x.ifindex == ifindex && x.local.addr() == a; });
 }
 
-Uplink Make(const nl::LinkInfo& l, const cni::IpAddr& ip) { return Uplink{l.name, l.index, l.mtu, ip}; }
+std::optional<cni::IpAddr> FirstGlobalV6(const std::vector<nl::AddrInfo>& addrs, int ifindex) {
+  for (const auto& a : addrs) {
+    if (a.ifindex == ifindex && !a.local.addr().is_v4() && a.scope == RT_SCOPE_UNIVERSE) return a.local.addr();
+  }
+  return std::nullopt;
+}
+
+std::optional<cni::IpNet> NetOf(const std::vector<nl::AddrInfo>& addrs, int ifindex, const cni::IpAddr& a) {
+  for (const auto& x : addrs) {
+    if (x.ifindex == ifindex && x.local.addr() == a) return x.local.Network();
+  }
+  return std::nullopt;
+}
+
+// The uplink `l` with IPv4 `ip`, and its IPv6 side.
+Uplink Make(const UplinkQuery& q, const std::vector<nl::AddrInfo>& addrs, const nl::LinkInfo& l,
+            const cni::IpAddr& ip) {
+  Uplink u{l.name, l.index, l.mtu, ip, std::nullopt, NetOf(addrs, l.index, ip), std::nullopt};
+  if (q.public_ipv6) {
+    if (!HasAddress(addrs, l.index, *q.public_ipv6)) {
+      throw UplinkError("--public-ipv6 " + q.public_ipv6->ToString() + " is not an address of " + l.name);
+    }
+    u.public_ipv6 = q.public_ipv6;
+  } else {
+    u.public_ipv6 = FirstGlobalV6(addrs, l.index);
+  }
+  if (u.public_ipv6) u.net6 = NetOf(addrs, l.index, *u.public_ipv6);
+  return u;
+}
 
 }  // namespace
 
@@ -47,6 +75,9 @@ Uplink SelectUplink(const UplinkQuery& q, const std::vector<nl::LinkInfo>& links
                     const std::vector<nl::AddrInfo>& addrs, const std::vector<nl::RouteInfo>& routes) {
   if (q.public_ip && !q.public_ip->is_v4()) {
     throw UplinkError("--public-ip " + q.public_ip->ToString() + " is not an IPv4 address");
+  }
+  if (q.public_ipv6 && q.public_ipv6->is_v4()) {
+    throw UplinkError("--public-ipv6 " + q.public_ipv6->ToString() + " is not an IPv6 address");
   }
   // The link's public IP: --public-ip when given (it must be on the link), else `preferred` when it is
   // IPv4, else the link's first global IPv4 address. Sets *why and returns nullopt when there is none.
@@ -77,7 +108,7 @@ Uplink SelectUplink(const UplinkQuery& q, const std::vector<nl::LinkInfo>& links
         if (link == nullptr) why = "no link named " + iface;
       }
       if (link != nullptr) {
-        if (auto ip = public_ip_of(*link, as_addr, &why)) return Make(*link, *ip);
+        if (auto ip = public_ip_of(*link, as_addr, &why)) return Make(q, addrs, *link, *ip);
       }
       tried += (tried.empty() ? "" : "; ") + why;
     }
@@ -87,7 +118,7 @@ Uplink SelectUplink(const UplinkQuery& q, const std::vector<nl::LinkInfo>& links
   if (q.public_ip) {
     const nl::LinkInfo* link = LinkHolding(links, addrs, *q.public_ip);
     if (link == nullptr) throw UplinkError("no link holds --public-ip " + q.public_ip->ToString());
-    return Make(*link, *q.public_ip);
+    return Make(q, addrs, *link, *q.public_ip);
   }
 
   const nl::RouteInfo* best = nullptr;
@@ -103,7 +134,7 @@ Uplink SelectUplink(const UplinkQuery& q, const std::vector<nl::LinkInfo>& links
   std::string why;
   auto ip = public_ip_of(*link, std::nullopt, &why);
   if (!ip) throw UplinkError("the IPv4 default route's " + why);
-  return Make(*link, *ip);
+  return Make(q, addrs, *link, *ip);
 }
 
 Uplink FindUplink(const UplinkQuery& q) {

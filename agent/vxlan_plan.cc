@@ -77,7 +77,7 @@ nlohmann::json VxlanBackendData(uint32_t vni, const std::string& vtep_mac) {
   return d;
 }
 
-std::optional<VxlanPeerPlan> PlanVxlanPeer(const Lease& peer, const VxlanLocal& local, std::string* why) {
+std::optional<VxlanPeerPlan> PlanVxlanPeer(const Lease& peer, const VxlanLocal& local, bool ipv6, std::string* why) {
   auto fail = [&](std::string reason) -> std::optional<VxlanPeerPlan> {
     if (why != nullptr) *why = std::move(reason);
     return std::nullopt;
@@ -86,34 +86,58 @@ std::optional<VxlanPeerPlan> PlanVxlanPeer(const Lease& peer, const VxlanLocal& 
   if (peer.attrs.backend_type != "vxlan") {
     return fail("lease " + subnet + " is of backend type \"" + peer.attrs.backend_type + "\", not vxlan");
   }
-  if (!peer.attrs.public_ip || !peer.attrs.public_ip->is_v4()) return fail("lease " + subnet + " has no IPv4 PublicIP");
-  nlohmann::ordered_json data = nlohmann::ordered_json::parse(peer.attrs.backend_data.is_null()
-                                                                   ? "{}"
-                                                                   : peer.attrs.backend_data.dump());
+  const std::optional<cni::IpAddr>& public_ip = ipv6 ? peer.attrs.public_ipv6 : peer.attrs.public_ip;
+  const char* family = ipv6 ? "IPv6" : "IPv4";
+  if (!public_ip || public_ip->is_v4() == ipv6) return fail(fmt::format("lease {} has no {} public IP", subnet, family));
+  if (ipv6 && !peer.subnet.v6) return fail("lease " + subnet + " has no IPv6 subnet");
+  const cni::IpNet dst = ipv6 ? peer.subnet.v6->Network() : peer.subnet.v4.Network();
+  const nlohmann::json& raw = ipv6 ? peer.attrs.backend_v6_data : peer.attrs.backend_data;
+  const char* data_key = ipv6 ? "BackendV6Data" : "BackendData";
+  nlohmann::ordered_json data = nlohmann::ordered_json::parse(raw.is_null() ? "{}" : raw.dump());
   const nlohmann::ordered_json* mac = data.is_object() ? FindFold(data, "VtepMAC") : nullptr;
-  if (mac == nullptr || !mac->is_string()) return fail("lease " + subnet + " has no BackendData.VtepMAC");
+  if (mac == nullptr || !mac->is_string()) return fail(fmt::format("lease {} has no {}.VtepMAC", subnet, data_key));
   auto parsed = cni::NormalizeMac(mac->get<std::string>());
-  if (!parsed) return fail("lease " + subnet + " has an invalid VtepMAC " + mac->dump());
+  if (!parsed) return fail(fmt::format("lease {} has an invalid {}.VtepMAC {}", subnet, data_key, mac->dump()));
   const nlohmann::ordered_json* vni = data.is_object() ? FindFold(data, "VNI") : nullptr;
   if (vni != nullptr && vni->is_number_integer() && vni->get<int64_t>() != local.vni) {
     return fail(fmt::format("lease {} is on VNI {}, this node on {}", subnet, vni->get<int64_t>(), local.vni));
   }
+  const std::optional<cni::IpNet> uplink_net =
+      ipv6 ? local.uplink_net6 : std::optional<cni::IpNet>(local.uplink_net);
   VxlanPeerPlan p;
-  p.neigh_ip = peer.subnet.v4.Network().addr();
+  p.neigh_ip = dst.addr();
   p.mac = *parsed;
-  p.fdb_dst = *peer.attrs.public_ip;
-  p.route.dst = peer.subnet.v4.Network();
+  p.fdb_dst = *public_ip;
+  p.route.dst = dst;
   p.route.protocol = local.protocol;
-  if (local.direct_routing && local.uplink_net.Contains(*peer.attrs.public_ip)) {
+  if (local.direct_routing && uplink_net && uplink_net->Contains(*public_ip)) {
     p.direct = true;
-    p.route.gw = peer.attrs.public_ip;
+    p.route.gw = public_ip;
     p.route.ifindex = local.uplink_ifindex;
   } else {
     p.route.gw = p.neigh_ip;
-    p.route.ifindex = local.device_ifindex;
+    p.route.ifindex = ipv6 ? local.device6_ifindex : local.device_ifindex;
     p.route.onlink = true;
   }
   return p;
+}
+
+std::optional<PeerEntries> VxlanEntries(const Lease& peer, const VxlanLocal& local, std::string* why) {
+  PeerEntries e;
+  auto add = [&](const VxlanPeerPlan& p, int device) {
+    if (!p.direct) {
+      e.neighs.push_back(nl::NeighSpec{device, p.neigh_ip, p.mac});
+      e.fdbs.push_back(nl::FdbSpec{device, p.mac, p.fdb_dst});
+    }
+    e.routes.push_back(p.route);
+  };
+  auto v4 = PlanVxlanPeer(peer, local, false, why);
+  if (!v4) return std::nullopt;
+  add(*v4, local.device_ifindex);
+  if (local.device6_ifindex != 0) {
+    if (auto v6 = PlanVxlanPeer(peer, local, true, nullptr)) add(*v6, local.device6_ifindex);
+  }
+  return e;
 }
 
 }  // namespace netiface::agent

@@ -6,6 +6,7 @@
 #include "kernel_topology.h"
 #include "netiface/agent/hostgw.h"
 #include "netiface/agent/uplink.h"
+#include "netiface/cni/error.h"
 #include "netiface/netlink/netns.h"
 
 namespace netiface::agent {
@@ -101,7 +102,8 @@ TEST_F(HostGwNetns, OwnSubnetAndOtherBackendsAreNeverRouted) {
 
 TEST_F(HostGwNetns, ForeignRouteOfTheSameDestinationIsLeftAlone) {
   testing::Topology::Must(Node(), "ip route add 10.5.5.0/24 via 192.0.2.99 dev eth0");
-  backend_->AddPeer(MakeLease("10.5.5.0/24", "192.0.2.5"));
+  // The peer cannot be routed: AddPeer says so (the daemon logs it), and touches nothing.
+  EXPECT_THROW(backend_->AddPeer(MakeLease("10.5.5.0/24", "192.0.2.5")), cni::Error);
   auto r = Route("10.5.5.0/24");
   EXPECT_EQ(r.value("gateway", ""), "192.0.2.99") << r.dump();
   EXPECT_EQ(r.value("protocol", "boot"), "boot");  // ip -j leaves out the default protocol

@@ -136,5 +136,31 @@ TEST_F(SelectUplinkTest, EmptyInputsNeverCrash) {
   EXPECT_FALSE(Error({.public_ip = Ip("192.0.2.1")}).empty());
 }
 
+TEST_F(SelectUplinkTest, Ipv6SideFollowsTheChosenLink) {
+  Uplink eth1 = SelectUplink(UplinkQuery{{"eth1"}, std::nullopt, std::nullopt}, links_, addrs_, routes_);
+  ASSERT_TRUE(eth1.public_ipv6);
+  EXPECT_EQ(*eth1.public_ipv6, Ip("2001:db8::3"));  // its global one, not a link-local
+  EXPECT_EQ(*eth1.net6, Net("2001:db8::/64"));
+  EXPECT_EQ(*eth1.net, Net("198.51.100.0/24"));
+  Uplink eth0 = SelectUplink(UplinkQuery{}, links_, addrs_, routes_);
+  EXPECT_FALSE(eth0.public_ipv6);  // only fe80::1 there
+  EXPECT_EQ(*eth0.net, Net("192.0.2.0/24"));
+}
+
+TEST_F(SelectUplinkTest, PublicIpv6MustBeOnTheChosenLink) {
+  UplinkQuery q{{"eth1"}, std::nullopt, Ip("2001:db8::3")};
+  EXPECT_EQ(*SelectUplink(q, links_, addrs_, routes_).public_ipv6, Ip("2001:db8::3"));
+  q.public_ipv6 = Ip("fd00::4");  // on cni0
+  try {
+    SelectUplink(q, links_, addrs_, routes_);
+    ADD_FAILURE() << "accepted";
+  } catch (const UplinkError& e) {
+    EXPECT_NE(std::string(e.what()).find("--public-ipv6 fd00::4 is not an address of eth1"), std::string::npos)
+        << e.what();
+  }
+  q.public_ipv6 = Ip("192.0.2.10");
+  EXPECT_THROW(SelectUplink(q, links_, addrs_, routes_), UplinkError);
+}
+
 }  // namespace
 }  // namespace netiface::agent

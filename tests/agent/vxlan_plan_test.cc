@@ -122,10 +122,80 @@ TEST(VxlanPlan, LeasesNotForThisBackend) {
   EXPECT_FALSE(PlanVxlanPeer(Peer("10.5.2.0/24", "192.0.2.2", {{"VNI", 1}}), Local(false), &why));
   EXPECT_NE(why.find("VtepMAC"), std::string::npos);
   EXPECT_FALSE(PlanVxlanPeer(Peer("10.5.2.0/24", "192.0.2.2", {{"VNI", 1}, {"VtepMAC", "zz"}}), Local(false), &why));
-  EXPECT_NE(why.find("invalid VtepMAC"), std::string::npos);
+  EXPECT_NE(why.find("invalid BackendData.VtepMAC"), std::string::npos);
   EXPECT_FALSE(
       PlanVxlanPeer(Peer("10.5.2.0/24", "192.0.2.2", {{"VNI", 2}, {"VtepMAC", "0e:00:00:00:00:01"}}), Local(false), &why));
   EXPECT_NE(why.find("VNI 2"), std::string::npos);
+}
+
+Lease DualStackPeer() {
+  Lease l = Peer("10.5.3.0/24", "198.51.100.3", {{"VNI", 1}, {"VtepMAC", "0e:aa:bb:cc:dd:03"}});
+  l.subnet.v6 = *cni::IpNet::Parse("fd00:5:0:3::/64");
+  l.attrs.public_ipv6 = cni::IpAddr::Parse("2001:db8:9::3");
+  l.attrs.backend_v6_data = {{"VNI", 1}, {"VtepMAC", "0e:aa:bb:cc:dd:63"}};
+  return l;
+}
+
+TEST(VxlanEntries, IPv4OnlyNodeProgramsTheIpv4SideOnly) {
+  std::string why;
+  auto e = VxlanEntries(DualStackPeer(), Local(false), &why);
+  ASSERT_TRUE(e) << why;
+  ASSERT_EQ(e->neighs.size(), 1u);
+  EXPECT_EQ(e->neighs[0].ifindex, 7);
+  EXPECT_EQ(e->neighs[0].dst.ToString(), "10.5.3.0");
+  EXPECT_EQ(e->neighs[0].mac, "0e:aa:bb:cc:dd:03");
+  ASSERT_EQ(e->fdbs.size(), 1u);
+  EXPECT_EQ(e->fdbs[0].dst.ToString(), "198.51.100.3");
+  ASSERT_EQ(e->routes.size(), 1u);
+  EXPECT_TRUE(e->routes[0].onlink);
+}
+
+TEST(VxlanEntries, DualStackPeerGetsBothFamiliesOnTheirDevices) {
+  VxlanLocal local = Local(false);
+  local.device6_ifindex = 8;
+  local.uplink_net6 = *cni::IpNet::Parse("2001:db8:1::1/64");
+  auto e = VxlanEntries(DualStackPeer(), local, nullptr);
+  ASSERT_TRUE(e);
+  ASSERT_EQ(e->neighs.size(), 2u);
+  EXPECT_EQ(e->neighs[1].ifindex, 8);
+  EXPECT_EQ(e->neighs[1].dst.ToString(), "fd00:5:0:3::");
+  EXPECT_EQ(e->neighs[1].mac, "0e:aa:bb:cc:dd:63");  // BackendV6Data's VTEP
+  ASSERT_EQ(e->fdbs.size(), 2u);
+  EXPECT_EQ(e->fdbs[1].ifindex, 8);
+  EXPECT_EQ(e->fdbs[1].dst.ToString(), "2001:db8:9::3");  // over the IPv6 underlay
+  ASSERT_EQ(e->routes.size(), 2u);
+  EXPECT_EQ(e->routes[1].dst.ToString(), "fd00:5:0:3::/64");
+  EXPECT_EQ(e->routes[1].gw->ToString(), "fd00:5:0:3::");
+  EXPECT_EQ(e->routes[1].ifindex, 8);
+  EXPECT_TRUE(e->routes[1].onlink);
+}
+
+TEST(VxlanEntries, PeerWithoutAnIpv6SideIsReachedOverIpv4) {
+  VxlanLocal local = Local(false);
+  local.device6_ifindex = 8;
+  Lease l = DualStackPeer();
+  l.attrs.backend_v6_data = nullptr;  // an IPv4-only flanneld, or one without the v6 device
+  auto e = VxlanEntries(l, local, nullptr);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->routes.size(), 1u);
+  std::string why;
+  EXPECT_FALSE(PlanVxlanPeer(l, local, /*ipv6=*/true, &why));
+  EXPECT_NE(why.find("BackendV6Data.VtepMAC"), std::string::npos) << why;
+}
+
+TEST(VxlanEntries, DirectRoutingPeerNeedsOnlyItsRoutes) {
+  VxlanLocal local = Local(true);
+  local.device6_ifindex = 8;
+  local.uplink_net6 = *cni::IpNet::Parse("2001:db8:9::1/64");
+  auto e = VxlanEntries(DualStackPeer(), local, nullptr);  // v4 public IP is off-segment, v6 is on it
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->neighs.size(), 1u);  // IPv4 side only
+  EXPECT_EQ(e->fdbs.size(), 1u);
+  ASSERT_EQ(e->routes.size(), 2u);
+  EXPECT_EQ(e->routes[1].gw->ToString(), "2001:db8:9::3");
+  EXPECT_EQ(e->routes[1].ifindex, 2);
+  EXPECT_FALSE(e->routes[1].onlink);
+  EXPECT_FALSE(VxlanEntries(Peer("10.5.2.0/24", "192.0.2.2", nullptr, "host-gw"), local, nullptr));
 }
 
 }  // namespace

@@ -20,11 +20,13 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string Type() const = 0;
-  // What this node publishes in its lease: BackendData (null for host-gw).
+  // What this node publishes in its lease: BackendData and, dual stack, BackendV6Data (null for host-gw).
   virtual nlohmann::json BackendData() const = 0;
+  virtual nlohmann::json BackendV6Data() const = 0;
   // FLANNEL_MTU for pods on this node.
   virtual int Mtu() const = 0;
-  // Called once the node's own lease is known (and again when it changes).
+  // Called once the node's own lease is known (and again when it changes). Throws on a kernel failure
+  // (the caller logs it; Reconcile sets up what Setup could not).
   virtual void Setup(const Lease& own) = 0;
   // A remote lease appeared or changed. Throws on a kernel failure (the caller logs it).
   virtual void AddPeer(const Lease& peer) = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "netiface/agent/backend.h"
+#include "netiface/agent/peer_entries.h"
 #include "netiface/netlink/route.h"
 
 namespace netiface::agent {
@@ -21,19 +22,14 @@ inline constexpr int kDefaultRouteProtocol = 78;
 // backend type, no public IP, or the peer's subnet is not IPv4.
 std::optional<nl::RouteSpec> HostGwRoute(const Lease& peer, int uplink_ifindex, int protocol, std::string* why);
 
-// Pure. What a reconcile changes: `observed` is the main table's IPv4 routes (any protocol).
-struct RouteDiff {
-  std::vector<nl::RouteSpec> add;       // missing: add (NLM_F_EXCL)
-  std::vector<nl::RouteSpec> replace;   // ours, but with another gateway or device: replace
-  std::vector<nl::RouteSpec> remove;    // ours and not desired: delete
-  std::vector<std::string> conflicts;   // desired destinations held by a route that is not ours: left alone
-};
-RouteDiff DiffRoutes(const std::vector<nl::RouteSpec>& desired, const std::vector<nl::RouteInfo>& observed,
-                     int protocol);
+// Pure. Everything a host-gw peer needs: its IPv4 route (HostGwRoute) and, when this node runs IPv6 and
+// the lease has an IPv6 subnet and a PublicIPv6, "<IPv6 subnet> via <PublicIPv6> dev <uplink>".
+std::optional<PeerEntries> HostGwEntries(const Lease& peer, int uplink_ifindex, int protocol, bool ipv6,
+                                         std::string* why);
 
 // The backend acts in the network namespace current at this call (its netlink socket is opened here).
 // Throws cni::Error(kNetlink) when the socket cannot be opened.
-std::unique_ptr<Backend> MakeHostGwBackend(const Uplink& uplink, int protocol = kDefaultRouteProtocol);
+std::unique_ptr<Backend> MakeHostGwBackend(const Uplink& uplink, bool ipv6 = false, int protocol = kDefaultRouteProtocol);
 
 // Deletes every IPv4 and IPv6 route of the main table carrying `protocol` (the cleanup command), in the
 // current network namespace. Returns how many were deleted.

@@ -11,6 +11,7 @@
 
 #include "netiface/agent/lease.h"
 #include "netiface/agent/network_config.h"
+#include "netiface/agent/peer_entries.h"
 #include "netiface/netlink/route.h"
 
 namespace netiface::agent {
@@ -49,6 +50,8 @@ struct VxlanLocal {
   int device_ifindex = 0;          // flannel.<VNI>
   int uplink_ifindex = 0;
   cni::IpNet uplink_net;           // the uplink's address with its prefix: DirectRouting's "same segment"
+  int device6_ifindex = 0;         // flannel-v6.<VNI>; 0: IPv6 is off
+  std::optional<cni::IpNet> uplink_net6;  // the uplink's IPv6 address with its prefix
   bool direct_routing = false;
   int protocol = 78;               // the agent's route protocol
 };
@@ -67,8 +70,18 @@ struct VxlanPeerPlan {
            route.onlink == o.route.onlink;
   }
 };
+// One family of a peer: IPv4 from PublicIP, BackendData and the IPv4 subnet; IPv6 from PublicIPv6,
+// BackendV6Data and the IPv6 subnet (neighbour = NDP entry, FDB destination = the IPv6 underlay address).
 // nullopt (with *why) for a lease that is not for this backend: another backend type, another VNI, no
-// public IP, no or an invalid VtepMAC.
-std::optional<VxlanPeerPlan> PlanVxlanPeer(const Lease& peer, const VxlanLocal& local, std::string* why);
+// public IP of that family, no subnet of that family, no or an invalid VtepMAC.
+std::optional<VxlanPeerPlan> PlanVxlanPeer(const Lease& peer, const VxlanLocal& local, bool ipv6, std::string* why);
+inline std::optional<VxlanPeerPlan> PlanVxlanPeer(const Lease& peer, const VxlanLocal& local, std::string* why) {
+  return PlanVxlanPeer(peer, local, false, why);
+}
+
+// Everything a peer needs, both families: nullopt (with *why) when its IPv4 side cannot be planned (the
+// lease is not for us); the IPv6 side is added when this node runs IPv6 (device6_ifindex) and the peer's
+// lease has one (a peer without it is reached over IPv4 only, as with flanneld).
+std::optional<PeerEntries> VxlanEntries(const Lease& peer, const VxlanLocal& local, std::string* why);
 
 }  // namespace netiface::agent
