@@ -72,33 +72,64 @@ int BackgroundProcess::Stop(int sig) {
   return -1;
 }
 
-Cluster::Cluster(int nodes, bool etcd_tls) {
+std::string NodeIp(int i) { return "192.0.2." + std::to_string(i); }
+
+std::string NodeIp6(int i) {
+  std::ostringstream s;
+  s << "2001:db8:1::" << std::hex << i;
+  return s.str();
+}
+
+Cluster::Cluster(int nodes, bool etcd_tls) : Cluster(ClusterOptions{nodes, 1, etcd_tls, false}) {}
+
+Cluster::Cluster(const ClusterOptions& o) : o_(o) {
   ul_ = std::make_unique<TempNetns>("nfa-ul");
   auto must = [](const RunResult& r, const std::string& what) {
     if (r.exit_code != 0) throw std::runtime_error(what + ": " + r.err);
   };
   must(ul_->Sh("ip link add br0 type bridge && ip addr add 192.0.2.254/24 dev br0 && ip link set br0 up"),
        "underlay bridge");
-  EtcdServerOptions eo;
-  eo.netns = ul_->name();
-  eo.ip = "192.0.2.254";
-  eo.tls = etcd_tls;
-  etcd_ = std::make_unique<EtcdServer>(eo);
-  etcd_->Start();
-  for (int i = 1; i <= nodes; ++i) {
+  if (o_.ipv6) {
+    must(ul_->Sh("sysctl -qw net.ipv6.conf.br0.disable_ipv6=0 && ip addr add 2001:db8:1::fe/64 dev br0 nodad"),
+         "underlay IPv6");
+  }
+  if (o_.etcd_members <= 1) {
+    EtcdServerOptions eo;
+    eo.netns = ul_->name();
+    eo.ip = "192.0.2.254";
+    eo.tls = o_.etcd_tls;
+    etcd_ = std::make_unique<EtcdServer>(eo);
+    etcd_->Start();
+  } else {
+    EtcdClusterOptions eo;
+    eo.netns = ul_->name();
+    eo.tls = o_.etcd_tls;
+    eo.ips.clear();
+    for (int m = 0; m < o_.etcd_members; ++m) {
+      eo.ips.push_back("192.0.2." + std::to_string(241 + m));
+      must(ul_->Sh("ip addr add " + eo.ips.back() + "/24 dev br0"), "etcd member address");
+    }
+    etcd_cluster_ = std::make_unique<EtcdCluster>(eo);
+    etcd_cluster_->Start();
+  }
+  for (int i = 1; i <= o_.nodes; ++i) {
     Node n;
     n.index = i;
     n.ns = std::make_unique<TempNetns>("nfa-n" + std::to_string(i) + "-");
     n.dir = dir_ / ("node" + std::to_string(i));
     Sh("mkdir -p " + n.dir);
     std::string ul_end = UniqueName("nfu");
-    std::string ip = "192.0.2." + std::to_string(i);
     must(Sh("ip -n " + n.ns->name() + " link add eth0 type veth peer name " + ul_end + " netns " + ul_->name()),
          "uplink veth");
     must(ul_->Sh("ip link set " + ul_end + " master br0 up"), "uplink port");
-    must(n.ns->Sh("ip addr add " + ip + "/24 dev eth0 && ip link set eth0 up && ip route add default via "
+    must(n.ns->Sh("ip addr add " + NodeIp(i) + "/24 dev eth0 && ip link set eth0 up && ip route add default via "
                   "192.0.2.254 && sysctl -qw net.ipv4.ip_forward=1"),
          "node uplink");
+    if (o_.ipv6) {
+      must(n.ns->Sh("sysctl -qw net.ipv6.conf.all.forwarding=1 && ip addr add " + NodeIp6(i) +
+                    "/64 dev eth0 nodad && ip -6 route add default via 2001:db8:1::fe"),
+           "node IPv6 uplink");
+    }
     std::string conf = nlohmann::json{
         {"cniVersion", "1.0.0"},
         {"name", "cluster"},
@@ -121,27 +152,47 @@ Cluster::~Cluster() {
     n.ns.reset();
   }
   etcd_.reset();
+  etcd_cluster_.reset();
   ul_.reset();
 }
 
+EtcdServer& Cluster::etcd() {
+  if (!etcd_) throw std::logic_error("this cluster runs several etcd members: use etcd_cluster()");
+  return *etcd_;
+}
+
+EtcdCluster& Cluster::etcd_cluster() {
+  if (!etcd_cluster_) throw std::logic_error("this cluster runs one etcd: use etcd()");
+  return *etcd_cluster_;
+}
+
+std::string Cluster::EtcdEndpoints() const { return etcd_ ? etcd_->endpoint() : etcd_cluster_->endpoints(); }
+
+RunResult Cluster::Etcdctl(const std::vector<std::string>& args) const {
+  return etcd_ ? etcd_->Etcdctl(args) : etcd_cluster_->Etcdctl(args);
+}
+
+std::vector<std::string> Cluster::EtcdTlsFlags() const {
+  std::string ca = etcd_ ? etcd_->ca_file() : etcd_cluster_->ca_file();
+  if (ca.empty()) return {};
+  return {"--etcd-cafile=" + ca, "--etcd-certfile=" + (etcd_ ? etcd_->cert_file() : etcd_cluster_->cert_file()),
+          "--etcd-keyfile=" + (etcd_ ? etcd_->key_file() : etcd_cluster_->key_file())};
+}
+
 void Cluster::PutConfig(const std::string& json, const std::string& prefix) {
-  auto r = etcd_->Etcdctl({"put", prefix + "/config", json});
+  auto r = Etcdctl({"put", prefix + "/config", json});
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
 void Cluster::StartAgent(int i, const std::vector<std::string>& extra) {
   Node& n = node(i);
   std::vector<std::string> argv = {Bin("netiface-agent"),
-                                   "--etcd-endpoints=" + etcd_->endpoint(),
+                                   "--etcd-endpoints=" + EtcdEndpoints(),
                                    "--subnet-file=" + n.subnet_env(),
                                    "--reconcile-interval=1",
                                    "--iptables-resync=1",
                                    "--log-level=debug"};
-  if (!etcd_->ca_file().empty()) {
-    argv.push_back("--etcd-cafile=" + etcd_->ca_file());
-    argv.push_back("--etcd-certfile=" + etcd_->cert_file());
-    argv.push_back("--etcd-keyfile=" + etcd_->key_file());
-  }
+  for (const std::string& f : EtcdTlsFlags()) argv.push_back(f);
   argv.insert(argv.end(), extra.begin(), extra.end());
   Sh("echo '--- start' >> " + n.agent_log());
   n.agent = std::make_unique<BackgroundProcess>(n.ns->name(), argv, n.agent_log());
@@ -155,14 +206,23 @@ int Cluster::StopAgent(int i, int sig) {
   return st;
 }
 
-std::string Cluster::Subnet(int i) const {
-  std::ifstream f(nodes_[i - 1].subnet_env());
+namespace {
+
+// The value of `key` in a subnet.env, "" when the file or the key is not there.
+std::string EnvValue(const std::string& path, const std::string& key) {
+  std::ifstream f(path);
   std::string line;
   while (std::getline(f, line)) {
-    if (line.rfind("FLANNEL_SUBNET=", 0) == 0) return line.substr(15);
+    if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
   }
   return "";
 }
+
+}  // namespace
+
+std::string Cluster::Subnet(int i) const { return EnvValue(nodes_[i - 1].subnet_env(), "FLANNEL_SUBNET"); }
+
+std::string Cluster::Subnet6(int i) const { return EnvValue(nodes_[i - 1].subnet_env(), "FLANNEL_IPV6_SUBNET"); }
 
 bool Cluster::WaitSubnetEnv(int i, std::chrono::milliseconds timeout) {
   return WaitFor([&] { return !Subnet(i).empty(); }, timeout);
@@ -197,17 +257,23 @@ std::string Cluster::AddPod(int i) {
   Node& n = node(i);
   n.pods.push_back(std::make_unique<TempNetns>("nfa-p" + std::to_string(i) + "-"));
   std::string out = Cli(i, "add", n.pods.back()->path());
-  std::string ip;
+  std::string ip, ip6;
   try {
-    auto res = nlohmann::json::parse(out);
-    ip = res.at("ips").at(0).at("address").get<std::string>();
-    ip = ip.substr(0, ip.find('/'));
+    for (const auto& entry : nlohmann::json::parse(out).at("ips")) {
+      std::string a = entry.at("address").get<std::string>();
+      a = a.substr(0, a.find('/'));
+      std::string& slot = a.find(':') == std::string::npos ? ip : ip6;
+      if (slot.empty()) slot = a;
+    }
   } catch (const std::exception& e) {
-    ADD_FAILURE() << "no address in the ADD result on node " << i << ": " << out;
+    ADD_FAILURE() << "cannot read the ADD result on node " << i << ": " << e.what() << "\n" << out;
   }
+  if (ip.empty() && ip6.empty()) ADD_FAILURE() << "no address in the ADD result on node " << i << ": " << out;
   if (pod_ips_.size() < static_cast<size_t>(i)) pod_ips_.resize(i);
+  if (pod_ip6s_.size() < static_cast<size_t>(i)) pod_ip6s_.resize(i);
   pod_ips_[i - 1].push_back(ip);
-  return ip;
+  pod_ip6s_[i - 1].push_back(ip6);
+  return ip.empty() ? ip6 : ip;
 }
 
 void Cluster::DelPods(int i) {
@@ -215,19 +281,24 @@ void Cluster::DelPods(int i) {
   for (auto& p : n.pods) Cli(i, "del", p->path());
   n.pods.clear();
   if (pod_ips_.size() >= static_cast<size_t>(i)) pod_ips_[i - 1].clear();
+  if (pod_ip6s_.size() >= static_cast<size_t>(i)) pod_ip6s_[i - 1].clear();
 }
 
 std::string Cluster::PodIp(int i, int pod) const { return pod_ips_.at(i - 1).at(pod); }
+std::string Cluster::PodIp6(int i, int pod) const { return pod_ip6s_.at(i - 1).at(pod); }
 
 bool Cluster::PodPing(int i, int pod, const std::string& addr) const {
   return nodes_[i - 1].pods.at(pod)->Ping(addr, 1);
 }
 
+bool Cluster::PodPing6(int i, int pod, const std::string& addr) const {
+  return nodes_[i - 1].pods.at(pod)->Sh("ping -6 -n -q -c 1 -W 2 " + addr + " >/dev/null 2>&1").exit_code == 0;
+}
+
 nlohmann::json Cluster::Leases() {
-  auto r = ul_->Sh(Bin("netiface") + " leases --json --etcd-endpoints " + etcd_->endpoint() +
-                   (etcd_->ca_file().empty() ? std::string()
-                                             : " --etcd-cafile " + etcd_->ca_file() + " --etcd-certfile " +
-                                                   etcd_->cert_file() + " --etcd-keyfile " + etcd_->key_file()));
+  std::string cmd = Bin("netiface") + " leases --json --etcd-endpoints " + EtcdEndpoints();
+  for (const std::string& f : EtcdTlsFlags()) cmd += " " + f;
+  auto r = ul_->Sh(cmd);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   try {
     return nlohmann::json::parse(r.out);
@@ -235,6 +306,57 @@ nlohmann::json Cluster::Leases() {
     ADD_FAILURE() << "netiface leases: " << r.out << r.err;
     return nlohmann::json::array();
   }
+}
+
+std::map<std::string, nlohmann::json> Cluster::LeaseRecords(const std::string& prefix) {
+  const std::string subnets = prefix + "/subnets/";
+  auto r = Etcdctl({"get", "--prefix", subnets});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // etcdctl prints key and value on a line each; flanneld's values are one-line JSON.
+  std::map<std::string, nlohmann::json> out;
+  std::istringstream in(r.out);
+  std::string key, value;
+  while (std::getline(in, key) && std::getline(in, value)) {
+    if (key.rfind(subnets, 0) == 0) out[key.substr(subnets.size())] = nlohmann::json::parse(value, nullptr, false);
+  }
+  return out;
+}
+
+nlohmann::json Cluster::LeaseRecordOf(int i, const std::string& prefix) {
+  for (const auto& [key, value] : LeaseRecords(prefix)) {
+    if (value.is_object() && value.value("PublicIP", "") == NodeIp(i)) return value;
+  }
+  return nullptr;
+}
+
+void Cluster::CountUnderlayUdp(int port) {
+  const std::string p = std::to_string(port);
+  RunResult r = ul_->Sh("nft -f - <<'EOF'\n"
+                        "table bridge nfa_underlay {\n"
+                        "  counter udp4 { }\n"
+                        "  counter udp6 { }\n"
+                        "  chain forward {\n"
+                        "    type filter hook forward priority 0; policy accept;\n"
+                        "    ether type ip udp dport " + p + " counter name \"udp4\"\n"
+                        "    ether type ip6 udp dport " + p + " counter name \"udp6\"\n"
+                        "  }\n"
+                        "}\n"
+                        "EOF");
+  ASSERT_EQ(r.exit_code, 0) << "cannot install the underlay's UDP counter: " << r.err;
+}
+
+UdpCount Cluster::UnderlayUdpPackets() const {
+  UdpCount c;
+  RunResult r = ul_->Sh("nft -j list counters table bridge nfa_underlay");
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_TRUE(r.exit_code == 0 && j.is_object()) << "no underlay counter: " << r.err << r.out;
+  if (!j.is_object()) return c;
+  for (const auto& item : j.value("nftables", nlohmann::json::array())) {
+    if (!item.contains("counter")) continue;
+    const nlohmann::json& k = item["counter"];
+    (k.value("name", "") == "udp6" ? c.v6 : c.v4) = k.value("packets", uint64_t{0});
+  }
+  return c;
 }
 
 }  // namespace netiface::testing
