@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, then runs a three-node cluster on this machine: an
 # "underlay" namespace with a bridge and a real etcd, three node namespaces each running netiface-agent
-# (subnet leases in etcd, subnet.env, host-gw routes, masquerade), and two pods per node attached through
-# the netiface CLI with our flannel -> bridge -> host-local. It shows the leases and routes, pings every pod
-# from every other node, runs CHECK, DELs everything, stops what it started (by pid) and proves that nothing
-# is left behind. This machine's own namespace, routes and firewall are not touched.
+# (subnet leases in etcd, subnet.env, flannel's default vxlan backend over IPv4 and IPv6, masquerade), and
+# two dual-stack pods per node attached through the netiface CLI with our flannel -> bridge -> host-local.
+# It shows the leases, devices and routes, pings every pod from every other node in both families, runs
+# CHECK, DELs everything, stops what it started (by pid) and proves that nothing is left behind. This machine's own namespace, routes and firewall are not touched.
+# NETIFACE_DEMO_BACKEND=host-gw runs the same cluster on the host-gw backend instead.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$NETIFACE_ROOT"
@@ -14,6 +15,8 @@ BUILD=${NETIFACE_BUILD_DIR:-$NETIFACE_ROOT/build}
 echo "== build ($BUILD)"
 build_tree "$BUILD" >/dev/null
 BIN=$BUILD/bin
+BACKEND=${NETIFACE_DEMO_BACKEND:-vxlan}
+case $BACKEND in vxlan|host-gw) ;; *) echo "NETIFACE_DEMO_BACKEND must be vxlan or host-gw" >&2; exit 2;; esac
 
 tag=$$
 UL=nfdemo-ul-$tag
@@ -43,20 +46,23 @@ in_ns() { local ns=$1; shift; nsenter --net=/run/netns/$ns -- "$@"; }
 etcdctl_() { in_ns "$UL" env ETCDCTL_API=3 etcdctl --endpoints=http://192.0.2.254:2379 "$@"; }
 cli() { local n=$1; shift; in_ns "$(node_ns "$n")" "$BIN/netiface" "$@" --conf-dir "$W/n$n/net.d" --cni-path "$BIN" --cache-dir "$W/n$n/cache"; }
 pod_ip() { ip -n "$1" -j -4 addr show dev eth0 | sed -n 's/.*"local":"\([0-9.]*\)".*/\1/p'; }
+pod_ip6() { ip -n "$1" -j -6 addr show dev eth0 scope global | sed -n 's/.*"local":"\([0-9a-f:]*\)".*/\1/p'; }
 wait_for() { local what=$1; shift; for _ in $(seq 200); do "$@" && return 0; sleep 0.1; done; echo "timed out: $what" >&2; return 1; }
 
-step "underlay $UL (bridge 192.0.2.254/24) with etcd, three nodes on it"
+step "underlay $UL (bridge 192.0.2.254/24, 2001:db8:1::fe/64) with etcd, three nodes on it"
 ip netns add "$UL"; ip -n "$UL" link set lo up
 ip -n "$UL" link add br0 type bridge
-ip -n "$UL" addr add 192.0.2.254/24 dev br0 && ip -n "$UL" link set br0 up
+ip -n "$UL" addr add 192.0.2.254/24 dev br0 && ip -n "$UL" addr add 2001:db8:1::fe/64 dev br0 nodad
+ip -n "$UL" link set br0 up
 for n in "${NODES[@]}"; do
   ns=$(node_ns "$n")
   ip netns add "$ns"; ip -n "$ns" link set lo up
   ip -n "$ns" link add eth0 type veth peer name ul$n-$tag netns "$UL"
   ip -n "$UL" link set "ul$n-$tag" master br0 up
   ip -n "$ns" addr add 192.0.2.$n/24 dev eth0 && ip -n "$ns" link set eth0 up
-  ip -n "$ns" route add default via 192.0.2.254
-  in_ns "$ns" sysctl -qw net.ipv4.ip_forward=1
+  ip -n "$ns" addr add 2001:db8:1::$n/64 dev eth0 nodad
+  ip -n "$ns" route add default via 192.0.2.254 && ip -n "$ns" -6 route add default via 2001:db8:1::fe
+  in_ns "$ns" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
   mkdir -p "$W/n$n/net.d"
   cat > "$W/n$n/net.d/10-flannel.conflist" <<JSON
 {
@@ -85,7 +91,8 @@ wait_for "etcd health" etcdctl_ endpoint health >/dev/null 2>&1
 echo "etcd $(etcdctl_ version | head -1 | awk '{print $3}') on 192.0.2.254:2379 (pid $ETCD_PID)"
 
 step "the network config, in flanneld's JSON, at /coreos.com/network/config"
-CONFIG='{"Network": "10.5.0.0/16", "SubnetLen": 24, "Backend": {"Type": "host-gw"}}'
+CONFIG='{"Network": "10.5.0.0/16", "SubnetLen": 24, "EnableIPv6": true, "IPv6Network": "fd00:5::/56",
+  "IPv6SubnetLen": 64, "Backend": {"Type": "'"$BACKEND"'"}}'
 etcdctl_ put /coreos.com/network/config "$CONFIG" >/dev/null
 echo "$CONFIG"
 
@@ -102,8 +109,13 @@ done
 echo; echo "leases in etcd (netiface leases):"
 in_ns "$UL" "$BIN/netiface" leases --etcd-endpoints http://192.0.2.254:2379 | sed 's/^/  /'
 for n in "${NODES[@]}"; do
-  wait_for "routes on node $n" test "$(ip -n "$(node_ns "$n")" route show proto 78 | wc -l)" -eq 2
-  echo "node $n routes (proto 78):"; ip -n "$(node_ns "$n")" route show proto 78 | sed 's/^/  /'
+  ns=$(node_ns "$n")
+  wait_for "routes on node $n" test "$(ip -n "$ns" route show proto 78 | wc -l)" -eq 2
+  wait_for "IPv6 routes on node $n" test "$(ip -n "$ns" -6 route show proto 78 | wc -l)" -eq 2
+  echo "node $n:"
+  ip -n "$ns" -br link show type vxlan | sed 's/^/  device /'
+  { ip -n "$ns" route show proto 78; ip -n "$ns" -6 route show proto 78; } | sed 's/^/  route  /'
+  [ "$BACKEND" = host-gw ] || bridge -n "$ns" fdb show dev flannel.1 | sed 's/^/  fdb    /'
 done
 
 step "ADD: two pods per node through flannel -> bridge -> host-local"
@@ -111,11 +123,15 @@ for n in "${NODES[@]}"; do
   for p in a b; do
     ip netns add "$(pod_ns "$n" $p)"
     cli "$n" add cluster "/run/netns/$(pod_ns "$n" $p)" >/dev/null
-    printf '  node %s pod %s  %s\n' "$n" "$p" "$(pod_ip "$(pod_ns "$n" $p)")"
+    printf '  node %s pod %s  %-12s %s\n' "$n" "$p" "$(pod_ip "$(pod_ns "$n" $p)")" "$(pod_ip6 "$(pod_ns "$n" $p)")"
   done
 done
 
-step "ping: every pod reaches every pod on the other nodes; masquerade to the underlay"
+step "ping: every pod reaches every pod on the other nodes (IPv4 and IPv6, through $BACKEND); masquerade"
+sum_tx() { local t=0 n v; [ "$BACKEND" = vxlan ] || { echo 0; return; }
+  for n in "${NODES[@]}"; do for v in flannel.1 flannel-v6.1; do
+  t=$((t + $(ip -n "$(node_ns "$n")" -s -j link show "$v" | sed -n 's/.*"tx":{"bytes":[0-9]*,"packets":\([0-9]*\).*/\1/p'))); done; done; echo $t; }
+tx0=$(sum_tx)
 pings=0
 for n in "${NODES[@]}"; do
   for p in a b; do
@@ -123,14 +139,17 @@ for n in "${NODES[@]}"; do
       [ "$m" = "$n" ] && continue
       for q in a b; do
         ip netns exec "$(pod_ns "$n" $p)" ping -c 1 -W 2 "$(pod_ip "$(pod_ns "$m" $q)")" >/dev/null
-        pings=$((pings + 1))
+        ip netns exec "$(pod_ns "$n" $p)" ping -c 1 -W 2 "$(pod_ip6 "$(pod_ns "$m" $q)")" >/dev/null
+        pings=$((pings + 2))
       done
     done
   done
 done
 echo "$pings cross-node pings, all answered"
+[ "$BACKEND" = host-gw ] || echo "the vxlan devices sent $(( $(sum_tx) - tx0 )) packets meanwhile"
 ip netns exec "$(pod_ns 1 a)" ping -c 1 -W 2 192.0.2.254 | tail -1
-echo "(the underlay has no route to 10.5.0.0/16: that answer came back through node 1's masquerade)"
+ip netns exec "$(pod_ns 1 a)" ping -c 1 -W 2 2001:db8:1::fe | tail -1
+echo "(the underlay has no route to the pod networks: those answers came back through node 1's masquerade)"
 
 step "CHECK every attachment (silent on success)"
 for n in "${NODES[@]}"; do for p in a b; do cli "$n" check cluster "/run/netns/$(pod_ns "$n" $p)"; done; done
