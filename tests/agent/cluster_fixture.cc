@@ -104,11 +104,10 @@ Cluster::Cluster(const ClusterOptions& o) : o_(o) {
     EtcdClusterOptions eo;
     eo.netns = ul_->name();
     eo.tls = o_.etcd_tls;
-    eo.ips.clear();
-    for (int m = 0; m < o_.etcd_members; ++m) {
-      eo.ips.push_back("192.0.2." + std::to_string(241 + m));
-      must(ul_->Sh("ip addr add " + eo.ips.back() + "/24 dev br0"), "etcd member address");
-    }
+    // Every member on the bridge's address (EtcdCluster gives each its own ports): members in one namespace
+    // on several addresses would dial each other from the bridge's primary address, which their peer
+    // certificates do not name.
+    eo.ips.assign(o_.etcd_members, "192.0.2.254");
     etcd_cluster_ = std::make_unique<EtcdCluster>(eo);
     etcd_cluster_->Start();
   }
@@ -259,7 +258,8 @@ std::string Cluster::AddPod(int i) {
   std::string out = Cli(i, "add", n.pods.back()->path());
   std::string ip, ip6;
   try {
-    for (const auto& entry : nlohmann::json::parse(out).at("ips")) {
+    const nlohmann::json result = nlohmann::json::parse(out);
+    for (const auto& entry : result.at("ips")) {
       std::string a = entry.at("address").get<std::string>();
       a = a.substr(0, a.find('/'));
       std::string& slot = a.find(':') == std::string::npos ? ip : ip6;

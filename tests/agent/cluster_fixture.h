@@ -59,8 +59,8 @@ std::string NodeIp6(int i);
 
 struct ClusterOptions {
   int nodes = 3;
-  // 1: one etcd on the bridge's address 192.0.2.254 (etcd()); more: an EtcdCluster (etcd_cluster()), member
-  // m on 192.0.2.<241 + m> (extra addresses of the bridge). The agents get every member's endpoint.
+  // 1: one etcd on the bridge's address 192.0.2.254 (etcd()); more: an EtcdCluster (etcd_cluster()), every
+  // member on 192.0.2.254 with ports of its own. The agents get every member's endpoint.
   int etcd_members = 1;
   bool etcd_tls = false;  // https with client certificates; the agents and the CLI get the files
   // An IPv6 underlay too: bridge 2001:db8:1::fe/64, node eth0 NodeIp6(i)/64 (nodad), an IPv6 default route
