@@ -231,10 +231,11 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
 
   step("masq");
   ScopeGuard undo_masq;
-  const nat::Tag tag{c.network, args.container_id, args.ifname};
   if (c.ip_masq && !plan.container_addrs.empty()) {
+    nat::Tag tag{c.network, args.container_id, args.ifname};
     nat::Apply(nat::Spec{tag, plan.container_addrs, {}});
-    undo_masq.Set([&] { nat::Remove(tag); });
+    // The undo owns what it uses: it may run after this block's locals are gone.
+    undo_masq.Set([tag = std::move(tag)] { nat::Remove(tag); });
   }
 
   step("wait");

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -42,7 +43,9 @@ TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {
   for (const char* failing : {"ipam", "bridge", "veth", "addresses", "container", "gateway", "masq", "wait"}) {
     SCOPED_TRACE(failing);
     const TempNetns& pod = node.NewPod();
-    std::string cid = "ctr" + std::to_string(++n);
+    // A real runtime's container ID (64 hex digits): longer than a std::string's inline buffer, so an undo
+    // that reads a destroyed string is caught by ASan (a short ID hides it).
+    std::string cid = std::string(60, 'c') + fmt::format("{:04x}", ++n);
     std::vector<std::string> seen;
     auto hook = [&](std::string_view step) {
       seen.emplace_back(step);
