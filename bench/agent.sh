@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# netiface-agent's benchmark: start-up, lease-to-route latency and full reconciles against a real etcd, all in
-# throw-away network namespaces. Builds nothing: give it a build dir made by cmake (default: build) holding
-# bin/netiface-agent and bench/agent-bench. Writes docs/agent-benchmarks.md. Needs root; takes about 40 s here.
+# netiface-agent's benchmark: start-up, remote lease -> route (and, for vxlan, -> a pod's echo reply) and full
+# reconciles of the host-gw and vxlan backends against a real etcd, all in throw-away network namespaces. Builds
+# nothing: give it a build dir made by cmake (default: build) holding bin/netiface-agent and bench/agent-bench.
+# Writes docs/agent-benchmarks.md. Needs root (and iproute2's ip and bridge); takes about 80 s here.
 #   bash bench/agent.sh [BUILD_DIR] [--quick]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
