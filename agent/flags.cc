@@ -7,12 +7,11 @@
 
 #include "netiface/agent/hostgw.h"
 #include "netiface/agent/lease.h"
+#include "netiface/cni/build_info.h"
 #include "netiface/cni/ip.h"
 
 namespace netiface::agent {
 namespace {
-
-constexpr char kVersion[] = "netiface-agent " NETIFACE_VERSION;
 
 // flanneld reads FLANNELD_<FLAG> (upper case, '-' as '_') for every flag.
 std::string EnvName(const std::string& flag) {
@@ -129,7 +128,7 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
     return cmd;
   }
   if (version) {
-    out << kVersion << "\n";
+    out << cni::VersionLine("netiface-agent") << "\n";
     cmd.kind = Command::kExit;
     return cmd;
   }

@@ -32,6 +32,16 @@ else()
   target_link_libraries(netiface_crypto INTERFACE OpenSSL::Crypto)
 endif()
 
+# The version and source revision every executable reports (--version, the plugins' banner): one place,
+# PROJECT_VERSION in the top CMakeLists.txt, and the git revision of the tree built, refreshed at every build.
+set(NETIFACE_REVISION "" CACHE STRING "Source revision to report instead of git describe (packagers)")
+set(NETIFACE_BUILD_INFO ${CMAKE_BINARY_DIR}/generated/netiface_build_info.h)
+add_custom_target(netiface_build_info
+  COMMAND ${CMAKE_COMMAND} -DSRC_DIR=${PROJECT_SOURCE_DIR} -DOUT=${NETIFACE_BUILD_INFO}
+          -DVERSION=${PROJECT_VERSION} -DREVISION=${NETIFACE_REVISION} -P ${PROJECT_SOURCE_DIR}/cmake/build_info.cmake
+  BYPRODUCTS ${NETIFACE_BUILD_INFO}
+  COMMENT "" VERBATIM)
+
 function(netiface_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
+#include "netiface/cni/build_info.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
 #include "netiface/cni/log.h"
@@ -106,8 +108,8 @@ int Dispatch(const PluginFuncs& funcs, const PluginInfo& info, Env& env, std::st
   std::string command = Nonempty(env, "CNI_COMMAND");
   if (command.empty()) {
     if (info.about.empty()) throw Error(kInvalidEnv, "required env variables [CNI_COMMAND] missing");
-    env.WriteErr(info.about + "\nCNI protocol versions supported: " + Join(info.supported_versions, ", ", false) +
-                 "\n");
+    env.WriteErr(info.about + "\nversion " + std::string(ProjectVersion()) + " (" + std::string(SourceRevision()) +
+                 ")\nCNI protocol versions supported: " + Join(info.supported_versions, ", ", false) + "\n");
     return 0;
   }
   if (command == "VERSION") {
@@ -181,6 +183,16 @@ int Fail(const Error& e, const std::string& stdin_data, Env& env) {
 Env& ProcessEnv() {
   static RealEnv env;
   return env;
+}
+
+int PluginMain(const PluginFuncs& funcs, const PluginInfo& info, int argc, char** argv) {
+  if (argc >= 2 && std::string_view(argv[1]) == "--version") {
+    std::string_view program = argv[0];
+    if (auto slash = program.rfind('/'); slash != std::string_view::npos) program.remove_prefix(slash + 1);
+    std::printf("%s\n", VersionLine(program).c_str());
+    return 0;
+  }
+  return PluginMain(funcs, info);
 }
 
 std::vector<std::string> PluginInfo::AllVersions() {

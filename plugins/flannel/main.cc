@@ -2,7 +2,7 @@
 // flannel-io/cni-plugin.
 #include "netiface/flannel/flannel.h"
 
-int main() {
+int main(int argc, char** argv) {
   return netiface::cni::PluginMain(netiface::flannel::Funcs(),
-                                   {"netiface flannel meta plugin: delegates to bridge + host-local"});
+                                   {"netiface flannel meta plugin: delegates to bridge + host-local"}, argc, argv);
 }

@@ -5,7 +5,7 @@
 
 namespace cni = netiface::cni;
 
-int main() {
+int main(int argc, char** argv) {
   cni::PluginFuncs funcs;
   funcs.add = [](const cni::CmdArgs& args) {
     cni::Result r;
@@ -20,5 +20,5 @@ int main() {
   };
   cni::PluginInfo info;
   info.about = "CNI fake plugin (netiface libcni tests)";
-  return cni::PluginMain(funcs, info);
+  return cni::PluginMain(funcs, info, argc, argv);
 }

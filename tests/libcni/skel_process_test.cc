@@ -2,6 +2,9 @@
 // fed to the reference bridge plugin for comparison of error codes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "netiface/cni/build_info.h"
 #include "netiface/cni/result.h"
 #include "testutil.h"
 
@@ -60,6 +63,14 @@ TEST(SkelProcessTest, VersionAndAbout) {
   EXPECT_EQ(about.out, "");
   EXPECT_NE(about.err.find("CNI fake plugin"), std::string::npos);
   EXPECT_NE(about.err.find("CNI protocol versions supported: 0.1.0"), std::string::npos);
+  // The banner and --version carry the project version and the source revision, from one place.
+  const std::string version = VersionLine("x").substr(2);  // "0.1.0 (<revision>)"
+  EXPECT_NE(about.err.find("version " + version), std::string::npos) << about.err;
+  auto flag = testing::Run({NETIFACE_FAKE_PLUGIN, "--version"}, {}, "");
+  EXPECT_EQ(flag.exit_code, 0);
+  EXPECT_EQ(flag.out, std::string(std::filesystem::path(NETIFACE_FAKE_PLUGIN).filename()) + " " + version + "\n");
+  EXPECT_EQ(ProjectVersion(), NETIFACE_PROJECT_VERSION);
+  EXPECT_FALSE(SourceRevision().empty());
 }
 
 // The same bad inputs give the reference's error code (the reference omits cniVersion; we add it).

@@ -62,6 +62,9 @@ int PluginMain(const PluginFuncs& funcs, const PluginInfo& info, Env& env);
 inline int PluginMain(const PluginFuncs& funcs, const PluginInfo& info) {
   return PluginMain(funcs, info, ProcessEnv());
 }
+// A plugin's main: `<plugin> --version` prints VersionLine (build_info.h) and exits 0; anything else is
+// the CNI protocol (arguments are ignored, as runtimes pass none).
+int PluginMain(const PluginFuncs& funcs, const PluginInfo& info, int argc, char** argv);
 
 // Validation used by skel, exposed for the runtime and the tests. Throw Error(kInvalidEnv) naming
 // the variable.
