@@ -228,6 +228,8 @@ Result ParseResult(const json& j) {
   return ParseResult(j, version.empty() ? "0.1.0" : version);
 }
 
+bool ResultNeedsAnAddress(std::string_view version) { return ShapeOf(version).shape == Shape::kV02; }
+
 json ResultToJson(const Result& r, std::string_view version) {
   VersionShape vs = ShapeOf(version);
   json o = json::object();

@@ -246,11 +246,17 @@ cni::Result Add(const cni::CmdArgs& args, const StepHook& hook) {
                                         std::to_string(kOperUpTimeoutMs) + " ms");
   }
 
-  log::Debug("ADD done");
   cni::Result result = plan.result;
   result.interfaces = {cni::Interface{c.bridge, br.mac},
                        cni::Interface{host_veth, host_link->mac},
                        cni::Interface{args.ifname, ctr_link->mac, args.netns}};
+
+  step("answer");
+  // skel prints the result at the request's version once this returns, past every undo: whatever
+  // could stop it from being written must fail here, while the undos still run.
+  cni::ResultToJson(result, c.cni_version);
+
+  log::Debug("ADD done");
   undo_masq.Dismiss();
   undo_ipam.Dismiss();
   undo_veth.Dismiss();

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/result.h"
 
 namespace netiface::bridge {
 namespace {
@@ -96,6 +97,13 @@ Config ParseConfig(const cni::NetConf& conf) {
 void ValidateForAdd(const Config& c) {
   if (c.hairpin && c.promisc) {
     throw cni::Error(cni::kInvalidConfig, "bridge: cannot set hairpin mode and promiscuous mode at the same time");
+  }
+  // Without IPAM the attachment has no address, and a result of these versions cannot be written
+  // without one: the ADD could only fail after its changes.
+  if (c.ipam_type.empty() && cni::ResultNeedsAnAddress(c.cni_version)) {
+    throw cni::Error(cni::kIncompatibleVersion,
+                     "bridge: without \"ipam\" the result has no IP address, which cniVersion " + c.cni_version +
+                         " cannot express; use 0.3.0 or later");
   }
 }
 

@@ -220,6 +220,33 @@ TEST_F(BridgeTest, FailedIpamLeavesNoVeth) {
   EXPECT_EQ(node.Reserved("testnet").size(), 1u);
 }
 
+// Issue 17, case 1: without IPAM a 0.1.0/0.2.0 result cannot be written (it has no shape without an
+// address). Such an ADD is refused before it changes anything; from 0.3.0 on it is a plain L2 attachment.
+TEST_F(BridgeTest, WithoutIpamOldVersionsAreRefusedBeforeAnyChange) {
+  for (const auto& version : AllVersions()) {
+    SCOPED_TRACE(version);
+    Node node;
+    const TempNetns& pod = node.NewPod();
+    json conf = {{"cniVersion", version}, {"name", "l2"}, {"type", "bridge"}, {"bridge", node.bridge()}};
+    RunResult r = node.Call(Bridge(), "ADD", &pod, "ctr1", conf);
+    if (version < "0.3.0") {
+      EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+      EXPECT_EQ(r.Json().value("code", 0), 1);  // incompatible version
+      EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
+      EXPECT_THAT(Node::LinksOfKind(pod, "veth"), IsEmpty());
+      EXPECT_THAT(node.HostLinks("bridge"), IsEmpty());  // judged before the first change
+      continue;
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    cni::Result res = cni::ParseResult(r.Json());
+    EXPECT_EQ(res.interfaces.size(), 3u);
+    EXPECT_THAT(res.ips, IsEmpty());
+    EXPECT_EQ(Node::LinksOfKind(pod, "veth"), std::vector<std::string>{"eth0"});
+    MustDel(node, &pod, "ctr1", conf);
+    EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
+  }
+}
+
 TEST_F(BridgeTest, ExistingContainerInterfaceIsRefusedWithoutChanges) {
   Node node;
   const TempNetns& pod = node.NewPod();

@@ -94,6 +94,18 @@ TEST(BridgeConfigTest, HairpinAndPromiscAreExclusiveForAdd) {
   EXPECT_EQ(CodeOf([&] { ValidateForAdd(ParseConfig(Conf({{"promiscMode", true}}))); }), 0);
 }
 
+// Without IPAM the result has no address, which 0.1.0/0.2.0 cannot express: refused before any change.
+TEST(BridgeConfigTest, NoIpamNeedsAVersionThatCanAnswerWithoutAnAddress) {
+  for (const char* v : {"0.1.0", "0.2.0"}) {
+    SCOPED_TRACE(v);
+    EXPECT_EQ(CodeOf([&] { ValidateForAdd(ParseConfig(Conf({{"cniVersion", v}}))); }), cni::kIncompatibleVersion);
+    EXPECT_EQ(CodeOf([&] { ValidateForAdd(ParseConfig(Conf({{"cniVersion", v}, {"ipam", {{"type", "x"}}}}))); }), 0);
+  }
+  for (const char* v : {"0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"}) {
+    EXPECT_EQ(CodeOf([&] { ValidateForAdd(ParseConfig(Conf({{"cniVersion", v}}))); }), 0) << v;
+  }
+}
+
 TEST(BridgeConfigTest, NormalizeMac) {
   EXPECT_EQ(NormalizeMac("02:AB:cd:00:11:22"), "02:ab:cd:00:11:22");
   EXPECT_EQ(NormalizeMac("02-ab-cd-00-11-22"), "02:ab:cd:00:11:22");

@@ -40,7 +40,9 @@ TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {
   nl::ScopedSetNs in_host(*host);
   int n = 0;
   // "bridge" and "veth" fail while host-local still allocates in the background.
-  for (const char* failing : {"ipam", "bridge", "veth", "addresses", "container", "gateway", "masq", "wait"}) {
+  // "answer" renders the result at the request's version: a result that cannot be written is a failed
+  // ADD like any other, undone (issue 17, case 1).
+  for (const char* failing : {"ipam", "bridge", "veth", "addresses", "container", "gateway", "masq", "wait", "answer"}) {
     SCOPED_TRACE(failing);
     const TempNetns& pod = node.NewPod();
     // A real runtime's container ID (64 hex digits): longer than a std::string's inline buffer, so an undo
@@ -62,7 +64,8 @@ TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {
   const TempNetns& pod = node.NewPod();
   std::vector<std::string> steps;
   cni::Result r = bridge::Add(Args(node, pod, "ok", "ADD"), [&](std::string_view s) { steps.emplace_back(s); });
-  EXPECT_EQ(steps, (std::vector<std::string>{"ipam", "bridge", "veth", "addresses", "container", "gateway", "masq", "wait"}));
+  EXPECT_EQ(steps, (std::vector<std::string>{"ipam", "bridge", "veth", "addresses", "container", "gateway", "masq",
+                                             "wait", "answer"}));
   EXPECT_EQ(r.interfaces.size(), 3u);
   EXPECT_EQ(node.Reserved("testnet").size(), 2u);
   EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::HasSubstr(":ok:eth0"));

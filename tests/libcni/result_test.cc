@@ -126,6 +126,21 @@ TEST(ResultTest, V02WithoutIpCannotConvert) {
   EXPECT_NO_THROW(ResultToJson(r, "0.3.0"));
 }
 
+// What validation consults (ResultNeedsAnAddress) is exactly what conversion enforces.
+TEST(ResultTest, NeedsAnAddressIsWhatConversionRequires) {
+  for (std::string_view v : kSupportedVersions) {
+    SCOPED_TRACE(v);
+    bool throws = false;
+    try {
+      ResultToJson(Result{}, v);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), kIncompatibleVersion);
+      throws = true;
+    }
+    EXPECT_EQ(ResultNeedsAnAddress(v), throws);
+  }
+}
+
 TEST(ResultTest, V04HasIpVersionAndDrops11Fields) {
   json j = ResultToJson(FullResult(), "0.4.0");
   EXPECT_EQ(j["ips"][0], R"({"version": "4", "interface": 2, "address": "10.1.0.5/24", "gateway": "10.1.0.1"})"_json);

@@ -70,6 +70,10 @@ Result ParseResult(const nlohmann::json& j);
 // each family and attach routes by family; throws Error(kIncompatibleVersion, "cannot convert: no valid
 // IP addresses") when none is left. 0.3.x/0.4.0 add ips[].version; 1.0.0 drops 1.1-only fields.
 nlohmann::json ResultToJson(const Result& r, std::string_view version);
+// Whether every result at `version` must carry an IP address (0.1.0 and 0.2.0: ResultToJson throws for
+// one without). An ADD that may have no address to report refuses such a version while it validates,
+// before its first change. Throws Error(kIncompatibleVersion) for an unknown version.
+bool ResultNeedsAnAddress(std::string_view version);
 
 // The exact bytes a plugin prints: 4-space indent, no trailing newline (as the reference plugins).
 std::string PrintJson(const nlohmann::json& j);

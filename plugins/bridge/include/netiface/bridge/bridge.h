@@ -11,8 +11,9 @@
 namespace netiface::bridge {
 
 // Called with the name of each ADD step just before it runs: "ipam" (start), "bridge", "veth",
-// "addresses" (the IPAM result), "container", "gateway", "masq", "wait". A hook that throws makes that step fail (the fault-injection seam the
-// rollback tests use); production passes none.
+// "addresses" (the IPAM result), "container", "gateway", "masq", "wait", "answer" (the result rendered at the
+// request's version). A hook that throws makes that step fail (the fault-injection seam the rollback tests
+// use); production passes none.
 using StepHook = std::function<void(std::string_view step)>;
 
 // ADD: IPAM ADD started; while it runs, bridge (created or reused) up, veth pair with the container end

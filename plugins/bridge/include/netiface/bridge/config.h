@@ -37,7 +37,8 @@ struct Config {
 Config ParseConfig(const cni::NetConf& conf);
 
 // The checks only ADD needs (DEL must work with whatever was accepted before): hairpinMode and promiscMode
-// are exclusive. Throws cni::Error(kInvalidConfig).
+// are exclusive (cni::Error(kInvalidConfig)); without IPAM the version must be able to express a result
+// without an IP address, 0.3.0 or later (cni::Error(kIncompatibleVersion)).
 void ValidateForAdd(const Config& c);
 
 // The requested container MAC: runtimeConfig.mac, else args.cni.mac, else CNI_ARGS MAC=; "" when none.
