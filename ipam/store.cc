@@ -53,7 +53,8 @@ bool Before(const timespec& a, const timespec& b) {
 // A file with the reservation's content that is not yet visible under any address name.
 class PendingFile {
  public:
-  PendingFile(int dir_fd, std::string dir, std::string_view content) : dir_fd_(dir_fd), dir_(std::move(dir)) {
+  // `dir` only names the folder in errors. Copied, not moved: the body must be able to use it too.
+  PendingFile(int dir_fd, const std::string& dir, std::string_view content) : dir_fd_(dir_fd), dir_(dir) {
     fd_.Reset(::openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
     if (!fd_.valid()) {
       if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) IoError("cannot create a file in " + dir, errno);

@@ -1,6 +1,8 @@
 #include "netiface/ipam/store.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,6 +49,38 @@ TEST_F(StoreTest, ReservationFileIsByteCompatible) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   // Nothing but the reservation, the cursor and the lock: no temporaries, no index in the folder.
   EXPECT_EQ(testing::ListDir(Dir()), (std::vector<std::string>{"10.0.0.2", "last_reserved_ip.0", "lock"}));
+}
+
+// Issue 17, case 4: a reservation that cannot be written names its folder. A file size limit of 0 makes
+// the write fail (EFBIG) as a full disk does; the limit is set in a child process only.
+TEST_F(StoreTest, AWriteFailureNamesTheFolder) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit none{0, 0};
+    ::setrlimit(RLIMIT_FSIZE, &none);
+    std::string msg = "no error";
+    try {
+      Store s = Open();
+      s.Reserve(A("10.0.0.2"), "ctr1", "eth0");
+    } catch (const cni::Error& e) {
+      msg = e.msg();
+    }
+    (void)!::write(fds[1], msg.data(), msg.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string msg;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) msg.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(msg, "cannot write a reservation in " + Dir());
 }
 
 TEST_F(StoreTest, OpenWithoutCreateOnMissingFolder) {
