@@ -1,11 +1,14 @@
 #include "netiface/ipam/index.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <memory>
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
@@ -15,8 +18,9 @@
 namespace netiface::ipam {
 namespace {
 
-constexpr std::string_view kStampMagic = "netiface-index 1 ";
+constexpr std::string_view kStampMagic = "netiface-index 2 ";
 constexpr std::string_view kShardMagic = "netiface-shard 1 ";
+constexpr std::string_view kShardPrefix = "shard-";
 constexpr char kHex[] = "0123456789abcdef";
 
 uint64_t Fnv1a(std::string_view s) {
@@ -129,11 +133,43 @@ bool SpoilStamp(const std::string& path) {
   return true;
 }
 
-std::string ShardPath(const std::string& dir, int shard) {
-  std::string name = "/shard-";
-  name += kHex[(shard >> 4) & 0xf];
-  name += kHex[shard & 0xf];
-  return dir + name;
+std::string ShardName(uint32_t shard) {
+  std::string hex;
+  do {
+    hex.insert(hex.begin(), kHex[shard & 0xf]);
+    shard >>= 4;
+  } while (shard != 0);
+  if (hex.size() < 2) hex.insert(hex.begin(), '0');
+  return std::string(kShardPrefix) + hex;
+}
+
+std::string ShardPath(const std::string& dir, uint32_t shard) { return dir + "/" + ShardName(shard); }
+
+// The shard number of a file name written by ShardName, nullopt for any other name.
+std::optional<uint32_t> ShardNumber(std::string_view name) {
+  if (!name.starts_with(kShardPrefix)) return std::nullopt;
+  name.remove_prefix(kShardPrefix.size());
+  uint32_t n = 0;
+  if (name.size() < 2 || name.size() > 8) return std::nullopt;
+  auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), n, 16);
+  if (ec != std::errc() || p != name.data() + name.size() || ShardName(n).substr(kShardPrefix.size()) != name) {
+    return std::nullopt;
+  }
+  return n;
+}
+
+bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// The names in `dir` (without "." and ".."); empty when it cannot be listed.
+std::vector<std::string> ListNames(const std::string& dir) {
+  std::vector<std::string> out;
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  if (!d) return out;
+  while (dirent* e = ::readdir(d.get())) {
+    std::string_view name = e->d_name;
+    if (name != "." && name != "..") out.emplace_back(name);
+  }
+  return out;
 }
 
 }  // namespace
@@ -148,27 +184,31 @@ std::string BootId() {
   }
 }
 
-std::string EncodeStamp(const DirStamp& s) {
-  std::string body = std::string(kStampMagic) + Escape(s.boot_id) + " " + std::to_string(s.dev) + " " +
-                     std::to_string(s.ino) + " " + std::to_string(s.mtime_sec) + " " + std::to_string(s.mtime_nsec);
+std::string EncodeStamp(const IndexStamp& s) {
+  std::string body = std::string(kStampMagic) + Escape(s.dir.boot_id) + " " + std::to_string(s.dir.dev) + " " +
+                     std::to_string(s.dir.ino) + " " + std::to_string(s.dir.mtime_sec) + " " +
+                     std::to_string(s.dir.mtime_nsec) + " " + std::to_string(s.shards) + " " +
+                     std::to_string(s.entries);
   return body + " " + Hex64(Fnv1a(body)) + "\n";
 }
 
-std::optional<DirStamp> DecodeStamp(std::string_view text) {
+std::optional<IndexStamp> DecodeStamp(std::string_view text) {
   if (text.size() < kStampMagic.size() + 18 || text.back() != '\n') return std::nullopt;
   text.remove_suffix(1);
   std::string_view body = text.substr(0, text.size() - 17);
   if (text[text.size() - 17] != ' ' || text.substr(text.size() - 16) != Hex64(Fnv1a(body))) return std::nullopt;
   if (body.substr(0, kStampMagic.size()) != kStampMagic) return std::nullopt;
-  auto f = Fields(body.substr(kStampMagic.size()), 5);
+  auto f = Fields(body.substr(kStampMagic.size()), 7);
   if (!f) return std::nullopt;
-  DirStamp s;
+  IndexStamp s;
   auto boot = Unescape((*f)[0]);
-  if (!boot || !ParseInt((*f)[1], s.dev) || !ParseInt((*f)[2], s.ino) || !ParseInt((*f)[3], s.mtime_sec) ||
-      !ParseInt((*f)[4], s.mtime_nsec)) {
+  if (!boot || !ParseInt((*f)[1], s.dir.dev) || !ParseInt((*f)[2], s.dir.ino) ||
+      !ParseInt((*f)[3], s.dir.mtime_sec) || !ParseInt((*f)[4], s.dir.mtime_nsec) || !ParseInt((*f)[5], s.shards) ||
+      !ParseInt((*f)[6], s.entries)) {
     return std::nullopt;
   }
-  s.boot_id = *boot;
+  if (!IsPowerOfTwo(s.shards) || s.shards > kMaxShards) return std::nullopt;
+  s.dir.boot_id = *boot;
   return s;
 }
 
@@ -203,21 +243,35 @@ std::optional<std::vector<IndexEntry>> DecodeShard(std::string_view text) {
   return out;
 }
 
-int ShardOf(std::string_view owner_key) { return static_cast<int>(Fnv1a(owner_key) % kIndexShards); }
+uint32_t ShardsFor(uint64_t entries) {
+  uint32_t shards = 1;
+  while (shards < kMaxShards && uint64_t{shards} * kEntriesPerShard < entries) shards *= 2;
+  return shards;
+}
 
-bool OwnerIndex::Matches(const DirStamp& current) const {
+uint32_t ShardOf(std::string_view owner_key, uint32_t shards) {
+  return static_cast<uint32_t>(Fnv1a(owner_key) % shards);
+}
+
+bool OwnerIndex::Matches(const DirStamp& current) {
   if (current.boot_id.empty()) return false;
   try {
     auto text = cni::ReadFileIfExists(dir_ + "/stamp");
     if (!text) return false;
     auto stored = DecodeStamp(*text);
-    return stored && *stored == current;
+    if (!stored || stored->dir != current) return false;
+    shards_.clear();
+    dirty_.clear();
+    reset_ = false;
+    shard_count_ = stored->shards;
+    entries_ = stored->entries;
+    return true;
   } catch (const cni::Error&) {
     return false;
   }
 }
 
-std::vector<IndexEntry>* OwnerIndex::Shard(int shard) {
+std::vector<IndexEntry>* OwnerIndex::Shard(uint32_t shard) {
   if (auto it = shards_.find(shard); it != shards_.end()) return &it->second;
   if (reset_) return &shards_[shard];
   std::optional<std::string> text;
@@ -226,14 +280,15 @@ std::vector<IndexEntry>* OwnerIndex::Shard(int shard) {
   } catch (const cni::Error&) {
     return nullptr;
   }
-  if (!text) return &shards_[shard];  // never written: empty
+  if (!text) return nullptr;  // a rebuild writes every shard: a missing one was removed by someone
   auto entries = DecodeShard(*text);
   if (!entries) return nullptr;
   return &(shards_[shard] = std::move(*entries));
 }
 
 std::optional<std::vector<IndexEntry>> OwnerIndex::Lookup(std::string_view key) {
-  auto* shard = Shard(ShardOf(key));
+  if (shard_count_ == 0) return std::nullopt;
+  auto* shard = Shard(ShardOf(key, shard_count_));
   if (!shard) return std::nullopt;
   std::vector<IndexEntry> out;
   for (const auto& e : *shard) {
@@ -246,27 +301,56 @@ void OwnerIndex::Reset(const std::vector<IndexEntry>& all) {
   shards_.clear();
   dirty_.clear();
   reset_ = true;
-  for (int i = 0; i < kIndexShards; ++i) shards_[i];
-  for (const auto& e : all) shards_[ShardOf(OwnerKey(e.owner))].push_back(e);
+  shard_count_ = ShardsFor(all.size());
+  entries_ = all.size();
+  for (uint32_t i = 0; i < shard_count_; ++i) shards_[i];
+  for (const auto& e : all) shards_[ShardOf(OwnerKey(e.owner), shard_count_)].push_back(e);
 }
 
 void OwnerIndex::Add(const IndexEntry& e) {
-  int shard = ShardOf(OwnerKey(e.owner));
-  auto* entries = Shard(shard);
+  const uint32_t shard = shard_count_ ? ShardOf(OwnerKey(e.owner), shard_count_) : 0;
+  auto* entries = shard_count_ ? Shard(shard) : nullptr;
   if (!entries) throw cni::Error(cni::kInternal, "index shard " + std::to_string(shard) + " added to before lookup");
   entries->push_back(e);
+  ++entries_;
   dirty_.insert(shard);
 }
 
 void OwnerIndex::Remove(const cni::IpAddr& ip, std::string_view owner) {
-  int shard = ShardOf(OwnerKey(owner));
-  auto* entries = Shard(shard);
+  const uint32_t shard = shard_count_ ? ShardOf(OwnerKey(owner), shard_count_) : 0;
+  auto* entries = shard_count_ ? Shard(shard) : nullptr;
   if (!entries) throw cni::Error(cni::kInternal, "index shard " + std::to_string(shard) + " removed from before lookup");
-  std::erase_if(*entries, [&](const IndexEntry& e) { return e.ip == ip && e.owner == owner; });
+  size_t removed = std::erase_if(*entries, [&](const IndexEntry& e) { return e.ip == ip && e.owner == owner; });
+  entries_ -= std::min<uint64_t>(entries_, removed);
   dirty_.insert(shard);
 }
 
+bool OwnerIndex::NeedsRebuild() const {
+  if (shard_count_ == 0) return false;
+  const uint64_t capacity = uint64_t{shard_count_} * kEntriesPerShard;
+  const bool outgrown = shard_count_ < kMaxShards && entries_ > 4 * capacity;
+  const bool shrunk = shard_count_ > 1 && 4 * entries_ < capacity;
+  return outgrown || shrunk;
+}
+
+uint64_t OwnerIndex::FootprintBytes(uint64_t block) const {
+  // An entry is one line: an address and an escaped owner, about 80 bytes for a real container ID.
+  constexpr uint64_t kBytesPerEntry = 96;
+  block = std::max<uint64_t>(block, 1);
+  const uint64_t data = entries_ * kBytesPerEntry + Files() * 64;  // plus headers
+  return Files() * block + (data + block - 1) / block * block;
+}
+
+void OwnerIndex::RemoveOtherLayouts() const {
+  for (const auto& name : ListNames(dir_)) {
+    auto n = ShardNumber(name);
+    if (name == "stamp" || (n && *n < shard_count_)) continue;
+    if (name.starts_with(kShardPrefix)) ::unlink((dir_ + "/" + name).c_str());
+  }
+}
+
 void OwnerIndex::Save(const DirStamp& stamp) {
+  if (shard_count_ == 0) throw cni::Error(cni::kInternal, "index of " + dir_ + " saved without a layout");
   cni::MakeDirs(dir_, 0700);
   InvalidateOrThrow();
   for (auto& [shard, entries] : shards_) {
@@ -276,9 +360,10 @@ void OwnerIndex::Save(const DirStamp& stamp) {
     WriteInPlace(ShardPath(dir_, shard), EncodeShard(entries),
                  reset_ || !entries.empty() ? Create::kYes : Create::kNo);
   }
+  if (reset_) RemoveOtherLayouts();
   dirty_.clear();
   reset_ = false;
-  if (!stamp.boot_id.empty()) WriteInPlace(dir_ + "/stamp", EncodeStamp(stamp));
+  if (!stamp.boot_id.empty()) WriteInPlace(dir_ + "/stamp", EncodeStamp({stamp, shard_count_, entries_}));
 }
 
 void OwnerIndex::Invalidate() const {
@@ -290,6 +375,18 @@ void OwnerIndex::InvalidateOrThrow() const {
   if (!SpoilStamp(dir_ + "/stamp")) {
     throw cni::Error(cni::kIoFailure, "cannot invalidate " + dir_ + "/stamp", std::strerror(errno));
   }
+}
+
+bool OwnerIndex::Drop() {
+  bool removed = ::unlink((dir_ + "/stamp").c_str()) == 0;  // first: no moment with a stamp and missing shards
+  for (const auto& name : ListNames(dir_)) removed |= ::unlink((dir_ + "/" + name).c_str()) == 0;
+  ::rmdir(dir_.c_str());
+  shards_.clear();
+  dirty_.clear();
+  reset_ = false;
+  shard_count_ = 0;
+  entries_ = 0;
+  return removed;
 }
 
 }  // namespace netiface::ipam

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,9 +24,30 @@ using cni::IpAddr;
 // a reservation; the reference reads it like any file and, at worst, removes it in a DEL.
 constexpr const char* kTempName = ".netiface-tmp";
 
+// The file system had no room for a write of the store (ENOSPC, or EDQUOT under a quota).
+class NoSpace : public cni::Error {
+ public:
+  using cni::Error::Error;
+};
+
 [[noreturn]] void IoError(const std::string& what, int err) {
+  if (err == ENOSPC || err == EDQUOT) throw NoSpace(cni::kIoFailure, what, std::strerror(err));
   throw cni::Error(cni::kIoFailure, what, std::strerror(err));
 }
+
+void WriteContent(int fd, std::string_view data, const std::string& what) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) IoError("cannot write " + what, errno);
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+// The index is kept only while the file system has this much free, and 16 times what the index takes:
+// it is a cache, and must never hold the space a reservation (ours or the reference's) needs.
+constexpr uint64_t kIndexMinFreeBytes = 1 << 20;
+constexpr uint64_t kIndexSpaceFactor = 16;
 
 // The content of dir_fd/name, nullopt when it does not exist.
 std::optional<std::string> ReadAt(int dir_fd, const std::string& name, const std::string& dir) {
@@ -63,7 +85,7 @@ class PendingFile {
       if (!fd_.valid()) IoError("cannot create " + dir + "/" + kTempName, errno);
       named_ = true;
     }
-    cni::WriteAll(fd_.get(), content, "a reservation in " + dir);
+    WriteContent(fd_.get(), content, "a reservation in " + dir_);
   }
   ~PendingFile() {
     if (named_) ::unlinkat(dir_fd_, kTempName, 0);
@@ -191,12 +213,43 @@ std::vector<IndexEntry> Store::Scan() {
   return all;
 }
 
+template <typename Write>
+auto Store::WithSpace(Write&& write) -> decltype(write()) {
+  try {
+    return write();
+  } catch (const NoSpace& e) {
+    if (!YieldIndexSpace()) throw;
+    log::Warn("host-local: {}: {}; dropped the index to make room", e.what(), e.details());
+  }
+  return write();
+}
+
+bool Store::YieldIndexSpace() {
+  if (index_dropped_ || !index_.Drop()) return false;
+  index_dropped_ = true;
+  // The shards not loaded yet are gone with the files: the next lookup of this call scans the folder.
+  // Not now: a scan removes the named temporary, which may be the pending file of the write to retry.
+  index_ready_ = false;
+  return true;
+}
+
+bool Store::RoomForIndex() const {
+  struct statvfs fs {};
+  if (::fstatvfs(dir_fd_.get(), &fs) != 0) return true;  // unknown: a write's ENOSPC still yields
+  const uint64_t block = fs.f_frsize ? fs.f_frsize : fs.f_bsize;
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * block;
+  if (free_bytes < kIndexMinFreeBytes || free_bytes / kIndexSpaceFactor < index_.FootprintBytes(block)) return false;
+  // Inodes too, where the file system counts them (tmpfs, ext4; btrfs reports none).
+  return fs.f_files == 0 || static_cast<uint64_t>(fs.f_favail) / kIndexSpaceFactor >= index_.Files();
+}
+
 bool Store::Reserve(const IpAddr& ip, std::string_view container_id, std::string_view ifname) {
   EnsureIndex();
   BeginChange();
   std::string owner = EncodeOwner(container_id, ifname);
-  PendingFile file(dir_fd_.get(), dir_, owner);
-  if (!file.LinkTo(ip.ToString())) return false;
+  std::optional<PendingFile> file;
+  WithSpace([&] { file.emplace(dir_fd_.get(), dir_, owner); });
+  if (!WithSpace([&] { return file->LinkTo(ip.ToString()); })) return false;
   IndexAdd(ip, TrimSpace(owner));
   return true;
 }
@@ -206,9 +259,10 @@ std::optional<Candidate> Store::ReserveFirst(CandidateIter& it, std::string_view
   EnsureIndex();
   BeginChange();
   std::string owner = EncodeOwner(container_id, ifname);
-  PendingFile file(dir_fd_.get(), dir_, owner);
+  std::optional<PendingFile> file;
+  WithSpace([&] { file.emplace(dir_fd_.get(), dir_, owner); });
   while (auto c = it.Next()) {
-    if (!file.LinkTo(c->ip.ToString())) continue;
+    if (!WithSpace([&] { return file->LinkTo(c->ip.ToString()); })) continue;
     IndexAdd(c->ip, TrimSpace(owner));
     return c;
   }
@@ -317,21 +371,28 @@ void Store::SetLastReserved(size_t range_set, const IpAddr& ip) {
   // Overwritten from offset 0 and then cut, not opened with O_TRUNC (see index.cc: on ext4 a truncation
   // to zero makes the next one wait for the disk). Killed in between, the cursor may name another
   // address: only round-robin suffers, as the reference says of a stale cursor.
-  cni::UniqueFd fd(::openat(dir_fd_.get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd.valid()) IoError("cannot write " + dir_ + "/" + name, errno);
-  std::string text = ip.ToString();
-  if (::pwrite(fd.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
-      ::ftruncate(fd.get(), static_cast<off_t>(text.size())) != 0) {
-    IoError("cannot write " + dir_ + "/" + name, errno);
-  }
+  WithSpace([&] {
+    cni::UniqueFd fd(::openat(dir_fd_.get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    if (!fd.valid()) IoError("cannot write " + dir_ + "/" + name, errno);
+    std::string text = ip.ToString();
+    ssize_t n = ::pwrite(fd.get(), text.data(), text.size(), 0);
+    if (n != static_cast<ssize_t>(text.size())) IoError("cannot write " + dir_ + "/" + name, n < 0 ? errno : ENOSPC);
+    if (::ftruncate(fd.get(), static_cast<off_t>(text.size())) != 0) IoError("cannot write " + dir_ + "/" + name, errno);
+  });
 }
 
 void Store::Commit() {
   if (!dir_fd_.valid() || !changed_) return;
+  if (index_ready_ && !index_dropped_ && index_.NeedsRebuild()) Scan();  // a shard count that fits the entries
   BeginChange();  // before futimens: a kill from here on must not leave the old stamp matching
   changed_ = stamp_removed_ = false;
+  if (index_dropped_) return;  // no stamp: the next call scans
   if (!index_ready_) {
     index_.Invalidate();
+    return;
+  }
+  if (!RoomForIndex()) {
+    if (index_.Drop()) log::Info("host-local: little space left for {}: its index is dropped until there is more", dir_);
     return;
   }
   // A later change of the folder by anyone sets its mtime to the (coarse) clock of that moment, which is
@@ -364,7 +425,7 @@ void Store::Commit() {
   try {
     index_.Save(stamp);
   } catch (...) {
-    index_.Invalidate();
+    index_.Drop();  // what a failed save wrote is worthless, and may be what the file system lacked
     throw;
   }
 }

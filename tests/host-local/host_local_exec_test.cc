@@ -300,7 +300,7 @@ TEST_F(HostLocalExec, KillNineLeavesOnlyCompleteReservations) {
   WriteFile(conf_path, conf.dump());
   std::set<std::string> started;
   // How long one ADD takes here (a sanitizer build starts far slower): the kills are spread over it.
-  // The median of five: the first ADD of a network also builds its index (256 shard files).
+  // The median of five: the first ADD of a network also builds its index.
   std::vector<long> add_us;
   for (int i = 0; i < 5; ++i) {
     std::string cid = "calib" + std::to_string(i);

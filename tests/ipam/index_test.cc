@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
+#include "netiface/ipam/reservation.h"
 #include "testutil.h"
 
 namespace netiface::ipam {
@@ -16,7 +18,7 @@ using cni::IpAddr;
 IpAddr A(const char* s) { return *IpAddr::Parse(s); }
 
 TEST(IndexFormat, StampRoundTripAndCorruption) {
-  DirStamp s{2049, 1234567, 1795942636, 360064832, "0e83ec0d-47e5-4036-9c53-d2e2d0cf8ded"};
+  IndexStamp s{{2049, 1234567, 1795942636, 360064832, "0e83ec0d-47e5-4036-9c53-d2e2d0cf8ded"}, 16, 1000};
   std::string text = EncodeStamp(s);
   EXPECT_EQ(DecodeStamp(text), s);
   EXPECT_FALSE(DecodeStamp(text.substr(0, text.size() - 1)));  // truncated
@@ -24,6 +26,8 @@ TEST(IndexFormat, StampRoundTripAndCorruption) {
   std::string flipped = text;
   flipped[20] = flipped[20] == '1' ? '2' : '1';
   EXPECT_FALSE(DecodeStamp(flipped));
+  // A shard count that no rebuild writes.
+  for (uint32_t bad : {0u, 3u, 2 * kMaxShards}) EXPECT_FALSE(DecodeStamp(EncodeStamp({s.dir, bad, 0}))) << bad;
 }
 
 TEST(IndexFormat, ShardRoundTripEscapesAnyContent) {
@@ -73,12 +77,19 @@ TEST(OwnerIndex, CorruptShardIsReportedNotTrusted) {
   idx.Reset({{A("10.0.0.2"), "a\r\neth0"}});
   idx.Save({1, 2, 3, 4, "boot"});
   char name[16];
-  snprintf(name, sizeof name, "shard-%02x", ShardOf("a"));
+  snprintf(name, sizeof name, "shard-%02x", ShardOf("a", 1));
   std::string path = tmp / ("idx/" + std::string(name));
   std::string text = testing::ReadFile(path);
   testing::WriteFile(path, text.substr(0, text.size() - 2));
   OwnerIndex reread(tmp / "idx");
+  EXPECT_FALSE(reread.Lookup("a"));  // no layout known yet
+  ASSERT_TRUE(reread.Matches({1, 2, 3, 4, "boot"}));
   EXPECT_FALSE(reread.Lookup("a"));
+  // A shard that is missing altogether is not taken for an empty one.
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  OwnerIndex again(tmp / "idx");
+  ASSERT_TRUE(again.Matches({1, 2, 3, 4, "boot"}));
+  EXPECT_FALSE(again.Lookup("a"));
 }
 
 ino_t InodeOf(const std::string& path) {
@@ -96,12 +107,13 @@ TEST(OwnerIndex, SavesInPlaceAndKeepsEmptiedShards) {
   DirStamp s1{1, 2, 3, 4, "boot"};
   idx.Save(s1);
   char name[16];
-  snprintf(name, sizeof name, "shard-%02x", ShardOf("a"));
+  snprintf(name, sizeof name, "shard-%02x", ShardOf("a", 1));
   const std::string shard = tmp / ("idx/" + std::string(name)), stamp = tmp / "idx/stamp";
   const ino_t shard_ino = InodeOf(shard), stamp_ino = InodeOf(stamp);
   ASSERT_NE(shard_ino, 0u);
   ASSERT_NE(stamp_ino, 0u);
-  EXPECT_EQ(testing::ListDir(tmp / "idx").size(), 257u);  // a rebuild writes every shard: none created later
+  // A rebuild writes every shard of its layout (one, for so few entries): none is created later.
+  EXPECT_EQ(testing::ListDir(tmp / "idx"), (std::vector<std::string>{"shard-00", "stamp"}));
 
   OwnerIndex again(tmp / "idx");
   ASSERT_TRUE(again.Matches(s1));
@@ -120,6 +132,92 @@ TEST(OwnerIndex, SavesInPlaceAndKeepsEmptiedShards) {
   third.Invalidate();  // spoilt in place, not removed
   EXPECT_EQ(InodeOf(stamp), stamp_ino);
   EXPECT_FALSE(third.Matches(s2));
+}
+
+std::vector<IndexEntry> Entries(int n, const std::string& prefix = "ctr") {
+  std::vector<IndexEntry> out;
+  for (int i = 0; i < n; ++i) {
+    out.push_back({IpAddr::V4(0x0a000000u + static_cast<uint32_t>(i)), prefix + std::to_string(i) + "\r\neth0"});
+  }
+  return out;
+}
+
+uint64_t BytesIn(const std::string& dir) {
+  uint64_t total = 0;
+  for (const auto& f : testing::ListDir(dir)) {
+    struct stat st {};
+    if (::stat((dir + "/" + f).c_str(), &st) == 0) total += static_cast<uint64_t>(st.st_size);
+  }
+  return total;
+}
+
+// Issue 17, case 3: the index costs files and bytes in proportion to what it holds (it used to be 257
+// files for any network, about 1 MiB of blocks), and every entry is still found.
+TEST(OwnerIndex, FilesAndBytesGrowWithTheEntries) {
+  for (int n : {0, 1, 64, 65, 1000, 10000}) {
+    SCOPED_TRACE(n);
+    testing::TempDir tmp;
+    const auto all = Entries(n);
+    {
+      OwnerIndex idx(tmp / "idx");
+      idx.Reset(all);
+      idx.Save({1, 2, 3, 4, "boot"});
+    }
+    const auto files = testing::ListDir(tmp / "idx");
+    EXPECT_EQ(files.size(), ShardsFor(static_cast<uint64_t>(n)) + 1u);
+    EXPECT_LE(files.size(), static_cast<size_t>(n) / 32 + 2);  // never more than a file per 32 entries
+    EXPECT_LE(BytesIn(tmp / "idx"), 200u + 64u * files.size() + 48u * static_cast<uint64_t>(n));
+    OwnerIndex reread(tmp / "idx");
+    ASSERT_TRUE(reread.Matches({1, 2, 3, 4, "boot"}));
+    for (int i : {0, n / 2, n - 1}) {
+      if (i < 0 || i >= n) continue;
+      auto found = reread.Lookup("ctr" + std::to_string(i));
+      ASSERT_TRUE(found);
+      EXPECT_EQ(*found, std::vector<IndexEntry>{all[static_cast<size_t>(i)]});
+    }
+  }
+}
+
+TEST(OwnerIndex, ShardCountFollowsTheEntries) {
+  EXPECT_EQ(ShardsFor(0), 1u);
+  EXPECT_EQ(ShardsFor(64), 1u);
+  EXPECT_EQ(ShardsFor(65), 2u);
+  EXPECT_EQ(ShardsFor(10000), 256u);
+  EXPECT_EQ(ShardsFor(100000000), kMaxShards);
+  testing::TempDir tmp;
+  OwnerIndex idx(tmp / "idx");
+  idx.Reset(Entries(10));
+  EXPECT_FALSE(idx.NeedsRebuild());
+  for (const auto& e : Entries(300, "more")) {
+    ASSERT_TRUE(idx.Lookup(OwnerKey(e.owner)));
+    idx.Add(e);
+  }
+  EXPECT_TRUE(idx.NeedsRebuild());  // 310 entries in one shard
+  idx.Reset(Entries(10000));
+  idx.Save({1, 2, 3, 4, "boot"});
+  EXPECT_EQ(testing::ListDir(tmp / "idx").size(), 257u);
+  for (const auto& e : Entries(9950)) idx.Remove(e.ip, e.owner);
+  EXPECT_TRUE(idx.NeedsRebuild());  // 50 entries over 256 shards
+  // A rebuild for fewer entries leaves no shard file of the larger layout behind.
+  idx.Reset(Entries(50));
+  idx.Save({1, 2, 3, 5, "boot"});
+  EXPECT_EQ(testing::ListDir(tmp / "idx"), (std::vector<std::string>{"shard-00", "stamp"}));
+  OwnerIndex reread(tmp / "idx");
+  ASSERT_TRUE(reread.Matches({1, 2, 3, 5, "boot"}));
+  EXPECT_EQ(reread.Lookup("ctr49")->size(), 1u);
+}
+
+TEST(OwnerIndex, DropGivesEverythingBack) {
+  testing::TempDir tmp;
+  OwnerIndex idx(tmp / "idx");
+  EXPECT_FALSE(idx.Drop());  // nothing there
+  idx.Reset(Entries(200));
+  idx.Save({1, 2, 3, 4, "boot"});
+  EXPECT_TRUE(idx.Drop());
+  EXPECT_FALSE(std::filesystem::exists(tmp / "idx"));
+  EXPECT_FALSE(idx.Lookup("ctr1"));
+  OwnerIndex reread(tmp / "idx");
+  EXPECT_FALSE(reread.Matches({1, 2, 3, 4, "boot"}));
 }
 
 TEST(OwnerIndex, InvalidateRemovesTrust) {

@@ -196,6 +196,32 @@ TEST_F(StoreTest, IndexIsTrustedAfterOurOwnChanges) {
   EXPECT_TRUE(st.st_mtim.tv_sec < now.tv_sec || (st.st_mtim.tv_sec == now.tv_sec && st.st_mtim.tv_nsec < now.tv_nsec));
 }
 
+// The index's layout follows the folder: grown into more shards as reservations come, back to one as
+// they go, and trusted throughout (issue 17, case 3: space in proportion to what it holds).
+TEST_F(StoreTest, IndexLayoutFollowsTheFolder) {
+  auto ip = [](int i) { return IpAddr::V4(0x0a010000u + static_cast<uint32_t>(i)); };
+  for (int i = 0; i < 600; ++i) {
+    Store s = Open();
+    ASSERT_TRUE(s.Reserve(ip(i), "c" + std::to_string(i), "eth0"));
+  }
+  const size_t grown = testing::ListDir(IndexDir(Config())).size();
+  EXPECT_GT(grown, 2u);
+  EXPECT_LE(grown, 600u / 32 + 2);
+  {
+    Store s = Open();
+    EXPECT_THAT(s.Find("c599", "eth0").exact, ElementsAre(ip(599)));
+    EXPECT_TRUE(s.index_was_trusted());
+  }
+  for (int i = 0; i < 590; ++i) {
+    Store s = Open();
+    ASSERT_THAT(s.ReleaseAttachment("c" + std::to_string(i), "eth0"), ElementsAre(ip(i)));
+  }
+  EXPECT_EQ(testing::ListDir(IndexDir(Config())), (std::vector<std::string>{"shard-00", "stamp"}));
+  Store s = Open();
+  EXPECT_THAT(s.Find("c595", "eth0").exact, ElementsAre(ip(595)));
+  EXPECT_TRUE(s.index_was_trusted());
+}
+
 TEST_F(StoreTest, ExternalCreateRightAfterOurChangeIsSeen) {
   // A writer that bypasses us (the reference) creates or removes a file immediately after we committed,
   // within the same clock tick: the index must not be trusted, and the new file must be found.

@@ -11,6 +11,10 @@
 // Lookups by container ID go through the OwnerIndex (index.h), which is trusted only when its stamp
 // equals the folder's current state; otherwise the folder is scanned once (O(N)) and the index rebuilt.
 // Every entry the index returns is read back from its file before it is acted upon.
+//
+// The index never costs a reservation its space: it is saved only while the file system has room to
+// spare (RoomForIndex; otherwise it is dropped and every call scans), and a write of the store that
+// fails for want of space (ENOSPC, EDQUOT) drops the index, giving its blocks back, and is tried once more.
 #pragma once
 
 #include <optional>
@@ -77,8 +81,9 @@ class Store {
   // Rewritten in place as the reference does (no rename: the folder is not touched once it exists).
   void SetLastReserved(size_t range_set, const cni::IpAddr& ip);
 
-  // Records the folder's state in the index after our changes. Throws Error(kIoFailure) when the index
-  // cannot be written (it is then left untrusted). Called by the destructor when needed.
+  // Records the folder's state in the index after our changes; rebuilds it first when its shard count no
+  // longer fits, and drops it instead when the file system has little room left. Throws Error(kIoFailure)
+  // when the index cannot be written (it is then dropped). Called by the destructor when needed.
   void Commit();
   // For tests: whether the index was trusted by this object without a scan.
   bool index_was_trusted() const { return index_trusted_; }
@@ -91,6 +96,14 @@ class Store {
   void BeginChange();
   void EnsureIndex();
   void IndexAdd(const cni::IpAddr& ip, std::string_view owner);
+  // Runs `write`, a write of the store; when it fails for want of space, drops the index (YieldIndexSpace)
+  // and runs it once more.
+  template <typename Write>
+  auto WithSpace(Write&& write) -> decltype(write());
+  // Drops the index to free its space (the next lookup rescans); false when it held nothing.
+  bool YieldIndexSpace();
+  // Whether the file system has room to spare for the index (see kIndexMinFreeBytes in store.cc).
+  bool RoomForIndex() const;
   DirStamp CurrentStamp() const;
   std::vector<IndexEntry> ReadAll();
 
@@ -105,6 +118,7 @@ class Store {
   bool scanned_ = false;
   bool changed_ = false;  // the folder or the index changed since the last Commit
   bool stamp_removed_ = false;  // BeginChange removed the stamp in this Commit cycle
+  bool index_dropped_ = false;  // YieldIndexSpace removed the index: not saved again by this object
 };
 
 }  // namespace netiface::ipam
