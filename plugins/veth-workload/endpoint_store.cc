@@ -182,6 +182,10 @@ bool EndpointStore::RemoveIfOwned(const std::string& folder, const std::string& 
   if (!fs::exists(NetworkDir(), ec)) return false;
   StoreLock lock(NetworkDir());
   UnlinkIfExists(LinkPath(container_id, ifname), "endpoint record link");
+  // What an ADD killed while it drafted this record left (a draft being written is not touched).
+  if (int n = cni::RemoveAbandonedTemporaries(PathFor(folder, name))) {
+    log::Info("removed {} abandoned draft(s) of endpoint record {}", n, PathFor(folder, name));
+  }
   std::optional<EndpointRecord> r;
   try {
     r = Read(folder, name);
@@ -245,6 +249,13 @@ std::vector<EndpointRecord> EndpointStore::RemoveStale(const std::vector<cni::At
   std::error_code ec;
   if (!fs::exists(NetworkDir(), ec)) return {};
   StoreLock lock(NetworkDir());
+  // Drafts of ADDs that were killed: nobody's record.
+  for (const auto& folder : fs::directory_iterator(NetworkDir(), ec)) {
+    if (!folder.is_directory(ec) || folder.path().filename().string().starts_with(".")) continue;
+    if (int n = cni::RemoveAbandonedTemporariesIn(folder.path().string())) {
+      log::Info("removed {} abandoned endpoint record draft(s) in {}", n, folder.path().string());
+    }
+  }
   std::vector<EndpointRecord> removed;
   for (auto& [path, r] : ListUnlocked()) {
     cni::Attachment a{r.container_id, r.ifname};

@@ -1,8 +1,12 @@
 #include "netiface/cni/file.h"
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -128,6 +132,58 @@ TEST(AtomicFileTest, CreatedFirstCommittedLater) {
   }
   EXPECT_EQ(testing::ListDir(dir.path()), std::vector<std::string>{"record.json"});  // temporary removed
   EXPECT_THROW(AtomicFile(dir / "missing/x.json"), Error);
+}
+
+// A writer killed before Commit leaves its temporary; the cleaner tells it from one being written by the
+// writer's lock, which dies with the writer (issue 17, case 2).
+TEST(AtomicFileTest, AbandonedTemporariesAreRemovedLiveOnesKept) {
+  testing::TempDir dir;
+  const std::string f = dir / "ep.json";
+  // A leftover of a killed writer: a real one, SIGKILLed with its temporary open.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    AtomicFile draft(f);
+    (void)!::write(ready[1], "x", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_EQ(testing::ListDir(dir.path()).size(), 1u);
+  // One written by an older binary (no lock at all), and names that are not this file's temporaries.
+  testing::WriteFile(dir / "ep.json.tmp-0123456789ab", "");
+  for (const char* other : {"ep.json.tmp-0123456789", "ep.json.tmp-0123456789aZ", "other.json.tmp-0123456789ab",
+                            "ep.json"}) {
+    testing::WriteFile(dir / other, "");
+  }
+  {
+    AtomicFile live(f);  // being written: kept, and still commits
+    EXPECT_EQ(RemoveAbandonedTemporaries(f), 2);
+    std::set<std::string> left;
+    for (const auto& n : testing::ListDir(dir.path())) left.insert(n);
+    for (const char* kept : {"ep.json", "ep.json.tmp-0123456789", "ep.json.tmp-0123456789aZ",
+                             "other.json.tmp-0123456789ab"}) {
+      EXPECT_EQ(left.erase(kept), 1u) << kept;
+    }
+    ASSERT_EQ(left.size(), 1u);  // the live one
+    EXPECT_TRUE(left.begin()->starts_with("ep.json.tmp-")) << *left.begin();
+    live.Commit("new", Sync::kProcessCrash);
+  }
+  EXPECT_EQ(testing::ReadFile(f), "new");
+  EXPECT_EQ(RemoveAbandonedTemporaries(f), 0);
+  // The folder-wide sweep takes every abandoned AtomicFile temporary, whatever file it was for.
+  EXPECT_EQ(RemoveAbandonedTemporariesIn(dir.path()), 1);
+  EXPECT_EQ(testing::ListDir(dir.path()),
+            (std::vector<std::string>{"ep.json", "ep.json.tmp-0123456789", "ep.json.tmp-0123456789aZ"}));
+  EXPECT_EQ(RemoveAbandonedTemporariesIn(dir / "missing"), 0);
 }
 
 TEST(WriteFileDurableTest, WritesTruncatesAndSetsTheMode) {

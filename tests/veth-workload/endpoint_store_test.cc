@@ -175,6 +175,27 @@ TEST(EndpointStoreTest, RemoveStaleKeepsValidAttachments) {
   EXPECT_TRUE(store.List().empty());
 }
 
+// A killed ADD's draft (<name>.json.tmp-XXXX, its writer gone) is removed by the record's removal, even
+// when there is no record, and by GC; a draft being written is left alone (issue 17, case 2).
+TEST(EndpointStoreTest, AbandonedDraftsGoLiveOnesStay) {
+  testing::TempDir dir;
+  EndpointStore store(dir.path(), "vwnet");
+  EndpointRecord r = Record("default", "web", "c1");
+  auto live = store.Draft("default", "node1-k8s-db-eth0");
+  const std::string path = store.PathFor("default", r.name);
+  testing::WriteFile(path + ".tmp-00000000abcd", "");  // as a SIGKILLed writer leaves it
+  EXPECT_FALSE(store.RemoveIfOwned("default", r.name, "c1", "eth0"));
+  EXPECT_EQ(testing::ListDir(dir / "vwnet/default").size(), 1u);  // only the live draft
+  testing::WriteFile(path + ".tmp-00000000abce", "");
+  std::vector<std::string> errors;
+  store.RemoveStale({}, errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(testing::ListDir(dir / "vwnet/default").size(), 1u);
+  EXPECT_TRUE(testing::ListDir(dir / "vwnet/default")[0].starts_with("node1-k8s-db-eth0.json.tmp-"));
+  store.Write(Record("default", "db", "c2"), std::move(live));
+  EXPECT_EQ(store.Read("default", "node1-k8s-db-eth0")->container_id, "c2");
+}
+
 TEST(EndpointStoreTest, PrepareFailsUnderAFile) {
   testing::TempDir dir;
   testing::WriteFile(dir / "file", "x");

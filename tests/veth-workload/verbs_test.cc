@@ -162,6 +162,14 @@ TEST_F(VerbsTest, DelUndoesAdd) {
   ExpectClean();
 }
 
+// An ADD killed before it wrote its record may have left a draft under the record's name: DEL tidies
+// the name (RemoveRecord keeps another container's record) also when there is no record.
+TEST_F(VerbsTest, DelWithoutARecordStillTidiesTheRecordsName) {
+  Del(MakeArgs(BaseConf(), test::kPodArgs, "DEL"), ops_);
+  EXPECT_EQ(ops_.Count("RemoveRecord"), 1);
+  ExpectClean();
+}
+
 TEST_F(VerbsTest, DelWithoutNetnsUsesTheRecord) {
   Add(MakeArgs(BaseConf(), test::kPodArgs), ops_);
   Del(MakeArgs(BaseConf(), test::kPodArgs, "DEL", ""), ops_);

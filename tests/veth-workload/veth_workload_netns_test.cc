@@ -1,6 +1,9 @@
 // The built veth-workload (with our host-local as IPAM) run inside a throw-away "host" namespace of a
 // fake node, against pod namespaces: the dataplane it builds, traffic, CHECK, DEL, GC, STATUS and
 // failed ADDs, for every spec version.
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "netiface/veth_workload/naming.h"
@@ -305,6 +308,49 @@ TEST_F(VethWorkloadNode, FailedAddLeavesNothing) {
     EXPECT_EQ(r.Json()["code"], 7) << r.out;
     EXPECT_NE(r.out.find("mtu"), std::string::npos);
     expect_nothing(pod);
+  }
+}
+
+// Issue 17, case 2: a veth-workload killed (SIGKILL) while its endpoint record is drafted leaves the
+// draft's temporary file <name>.json.tmp-XXXX. The kill is made certain: an IPAM that waits until the
+// draft exists and then kills its parent, the plugin. DEL of that attachment, and GC, remove the leftover.
+TEST_F(VethWorkloadNode, DelAndGcRemoveTheDraftOfAKilledAdd) {
+  t::TempDir plugins;
+  const std::string drafts = dir_ / "endpoints/vwnet/_cni";
+  {
+    std::ofstream f(plugins / "kill-ipam");
+    f << "#!/bin/sh\n"
+         "[ \"$CNI_COMMAND\" = ADD ] || exec " << t::Bin("host-local") << "\n"
+         "i=0\n"
+         "while [ $i -lt 1000 ] && ! ls " << drafts << "/*.json.tmp-* >/dev/null 2>&1; do sleep 0.005; i=$((i+1)); done\n"
+         "kill -KILL $PPID\n"
+         "exit 1\n";
+  }
+  std::filesystem::permissions(plugins / "kill-ipam", std::filesystem::perms::owner_all);
+  json killing = Conf("1.1.0");
+  killing["ipam"]["type"] = "kill-ipam";
+  const std::string cni_path = plugins.path() + ":" + t::BinDir();
+  for (int i = 0; i < 6; ++i) {
+    const bool by_gc = i % 2 == 1;
+    SCOPED_TRACE(by_gc ? "GC" : "DEL");
+    const t::TempNetns& pod = NewPod();
+    const std::string cid = "killed" + std::to_string(i);
+    auto add = Call("ADD", &pod, cid, killing, "", "eth0", cni_path);
+    ASSERT_NE(add.exit_code, 0) << add.out << add.err;
+    // The kill came with the draft in place: the test is not vacuous.
+    ASSERT_EQ(Records().size(), 1u) << ::testing::PrintToString(Records());
+    EXPECT_NE(Records()[0].find(".json.tmp-"), std::string::npos) << Records()[0];
+    if (by_gc) {
+      json gc = Conf("1.1.0");
+      gc["cni.dev/valid-attachments"] = json::array();
+      auto r = Call("GC", nullptr, "", gc);
+      EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+      EXPECT_TRUE(Records().empty()) << ::testing::PrintToString(Records());
+    }
+    Del(&pod, cid, Conf("1.1.0"));
+    EXPECT_TRUE(Records().empty()) << ::testing::PrintToString(Records());
+    EXPECT_TRUE(HostLinks().empty()) << ::testing::PrintToString(HostLinks());
+    EXPECT_TRUE(Reserved().empty());
   }
 }
 

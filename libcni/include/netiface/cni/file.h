@@ -39,6 +39,10 @@ void WriteFileAtomic(const std::string& path, const std::string& data, int mode 
 // temporary `<path>.tmp-<12 hex>`; Commit() writes it and renames it over `path` (with kPowerLoss,
 // fsyncs as WriteFileAtomic does). Destroyed uncommitted, it removes the temporary. Throws
 // Error(kIoFailure) naming the path.
+//
+// A writer that is killed leaves its temporary behind. From creation until it is renamed or removed the
+// temporary carries an flock(2) of its writer, which the kernel drops when the writer dies: that is how
+// RemoveAbandonedTemporaries tells a leftover from a temporary being written.
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path, int mode = 0600);
@@ -54,6 +58,11 @@ class AtomicFile {
   int mode_;
   UniqueFd fd_;  // the temporary, until Commit
 };
+// Removes the temporaries AtomicFile left for `path` (`<path>.tmp-<12 hex>`) whose writer is gone; one that
+// is being written is left alone. Returns how many were removed. Never throws.
+int RemoveAbandonedTemporaries(const std::string& path);
+// The same for every AtomicFile temporary in the folder `dir` (`<name>.tmp-<12 hex>`). Never throws.
+int RemoveAbandonedTemporariesIn(const std::string& dir);
 // Truncates and writes `path` in place (mode `mode`, whatever existed) and fsyncs it: durable when it
 // returns, for one journal commit instead of the two of WriteFileAtomic(kPowerLoss). A crash while it
 // runs can leave the file torn or empty, so it is only for files whose readers treat an unparsable one

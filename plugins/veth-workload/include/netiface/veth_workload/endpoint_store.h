@@ -70,7 +70,8 @@ class EndpointStore {
   std::optional<EndpointRecord> Read(const std::string& folder, const std::string& name) const;
   // Removes the attachment's link, and the record when it exists and belongs to `container_id`;
   // returns whether the record was removed. An unreadable record is removed too (it cannot be
-  // anybody's). Throws cni::Error(kIoFailure).
+  // anybody's), and so are the record's drafts whose writer is gone (an ADD killed while it drafted
+  // the record), whoever's they were. Throws cni::Error(kIoFailure).
   bool RemoveIfOwned(const std::string& folder, const std::string& name, const std::string& container_id,
                      const std::string& ifname) const;
   // The record of an attachment, through its link (one open), or nullopt. A record replaced by a newer
@@ -80,6 +81,7 @@ class EndpointStore {
   std::vector<EndpointRecord> List() const;
   // Removes the records and links whose (containerID, ifname) is not in `valid` and returns the
   // records; a file that cannot be removed is named in `errors` and the others are still removed.
+  // Every draft whose writer is gone (a killed ADD's) is removed too.
   std::vector<EndpointRecord> RemoveStale(const std::vector<cni::Attachment>& valid,
                                           std::vector<std::string>& errors) const;
 

@@ -85,7 +85,8 @@ class Ops {
   virtual std::optional<EndpointRecord> ReadRecord(const std::string& folder, const std::string& name) = 0;
   virtual std::optional<EndpointRecord> FindRecord(const std::string& container_id, const std::string& ifname) = 0;
   // Removes the attachment (container_id, ifname)'s link, and the record <folder>/<name> when it is that
-  // container's (a newer sandbox of the same pod may have replaced it).
+  // container's (a newer sandbox of the same pod may have replaced it); drafts of <folder>/<name> left by
+  // a killed ADD go too. DEL calls it also when there is no record.
   virtual bool RemoveRecord(const std::string& folder, const std::string& name, const std::string& container_id,
                             const std::string& ifname) = 0;
   virtual std::vector<EndpointRecord> RemoveStaleRecords(const std::vector<cni::Attachment>& valid,
