@@ -1,6 +1,7 @@
 // The applying half of runtime.h: executes a conflist's plugins and keeps the result cache.
 #include "netiface/cni/runtime.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "netiface/cni/log.h"
@@ -200,40 +201,73 @@ void Runtime::GcNetworkList(const NetworkConfigList& list, const std::optional<s
     return;
   }
   std::vector<std::exception_ptr> failures;
-  for (const auto& stale : StaleAttachments(cache_.List(), list.conf.name, valid.value_or(std::vector<Attachment>{}))) {
+  DelStale(list, StaleAttachments(cache_.List(), list.conf.name, valid.value_or(std::vector<Attachment>{})), failures);
+  GcPlugins(list, valid, failures);
+  if (!failures.empty()) ThrowCollected(failures);
+}
+
+void Runtime::GcAttachments(const NetworkConfigList& list, const std::vector<CacheEntry>& stale,
+                            std::vector<Attachment> valid) {
+  if (list.conf.disable_gc) {
+    log::Info("{}: disableGC is set, not collecting", list.conf.name);
+    return;
+  }
+  std::vector<std::exception_ptr> failures;
+  DelStale(list, stale, failures);
+  try {
+    for (const auto& e : cache_.List()) {
+      Attachment a{e.container_id, e.ifname};
+      if (e.network_name == list.conf.name && std::find(valid.begin(), valid.end(), a) == valid.end()) {
+        valid.push_back(std::move(a));
+      }
+    }
+  } catch (const Error&) {
+    // Without the cache's word nothing may be freed: the plugins get no GC.
+    failures.push_back(std::current_exception());
+    ThrowCollected(failures);
+  }
+  GcPlugins(list, valid, failures);
+  if (!failures.empty()) ThrowCollected(failures);
+}
+
+void Runtime::DelStale(const NetworkConfigList& list, const std::vector<CacheEntry>& stale,
+                       std::vector<std::exception_ptr>& failures) {
+  for (const auto& e : stale) {
     RuntimeConf rt;
-    rt.container_id = stale.container_id;
-    rt.netns = stale.netns;
-    rt.ifname = stale.ifname;
-    rt.args = stale.cni_args;
-    rt.capability_args = stale.capability_args.is_object() ? stale.capability_args : json::object();
+    rt.container_id = e.container_id;
+    rt.netns = e.netns;
+    rt.ifname = e.ifname;
+    rt.args = e.cni_args;
+    rt.capability_args = e.capability_args.is_object() ? e.capability_args : json::object();
     try {
       DelNetworkList(list, rt);
-    } catch (const Error& e) {
+    } catch (const Error& err) {
       failures.push_back(std::make_exception_ptr(Error(
-          e.code(), "failed to delete stale attachment " + rt.container_id + " " + rt.ifname + ": " + e.msg(),
-          e.details())));
+          err.code(), "failed to delete stale attachment " + rt.container_id + " " + rt.ifname + ": " + err.msg(),
+          err.details())));
     }
   }
-  if (VersionAtLeast(list.conf.cni_version, "1.1.0")) {
-    json attachments = json::array();
-    for (const auto& a : valid.value_or(std::vector<Attachment>{})) {
-      attachments.push_back({{"containerID", a.container_id}, {"ifname", a.ifname}});
+}
+
+void Runtime::GcPlugins(const NetworkConfigList& list, const std::optional<std::vector<Attachment>>& valid,
+                        std::vector<std::exception_ptr>& failures) {
+  if (!VersionAtLeast(list.conf.cni_version, "1.1.0")) return;
+  json attachments = json::array();
+  for (const auto& a : valid.value_or(std::vector<Attachment>{})) {
+    attachments.push_back({{"containerID", a.container_id}, {"ifname", a.ifname}});
+  }
+  for (const auto& plugin : list.conf.plugins) {
+    json conf = BuildPluginConfig(plugin, list.conf.name, list.conf.cni_version, json(), json::object());
+    if (valid) {
+      conf["cni.dev/valid-attachments"] = attachments;
+      conf["cni.dev/attachments"] = attachments;
     }
-    for (const auto& plugin : list.conf.plugins) {
-      json conf = BuildPluginConfig(plugin, list.conf.name, list.conf.cni_version, json(), json::object());
-      if (valid) {
-        conf["cni.dev/valid-attachments"] = attachments;
-        conf["cni.dev/attachments"] = attachments;
-      }
-      try {
-        CallWithConfig("GC", TypeOf(plugin), conf, RuntimeConf{});
-      } catch (const Error&) {
-        failures.push_back(std::current_exception());
-      }
+    try {
+      CallWithConfig("GC", TypeOf(plugin), conf, RuntimeConf{});
+    } catch (const Error&) {
+      failures.push_back(std::current_exception());
     }
   }
-  if (!failures.empty()) ThrowCollected(failures);
 }
 
 void Runtime::StatusNetworkList(const NetworkConfigList& list) {

@@ -29,7 +29,7 @@ class CliNetnsTest : public ::testing::Test {
   RunResult Netiface(const std::vector<std::string>& args, const std::string& cni_path) {
     std::vector<std::string> argv = {"/usr/bin/nsenter", "--net=" + host_->path(), "--", Bin("netiface")};
     argv.insert(argv.end(), args.begin(), args.end());
-    if (args.at(0) != "ipam") argv.insert(argv.end(), {"--conf-dir", dir_ / "net.d"});
+    if (args.at(0) != "ipam" && args.at(0) != "ls") argv.insert(argv.end(), {"--conf-dir", dir_ / "net.d"});
     if (args.at(0) != "ipam" && args.at(0) != "status") argv.insert(argv.end(), {"--cache-dir", dir_ / "cache"});
     std::map<std::string, std::string> env = {{"PATH", "/usr/sbin:/usr/bin:/sbin:/bin"}, {"CNI_PATH", cni_path}};
     if (const char* asan = std::getenv("ASAN_OPTIONS")) env["ASAN_OPTIONS"] = asan;
@@ -186,11 +186,62 @@ TEST_F(OursTest, StatusAndGcReleaseOnlyStaleAttachments) {
   EXPECT_NE(left[0].find(cli::ContainerIdFromNetns(keep.path())), std::string::npos);
   EXPECT_EQ(Netiface({"check", "clgc", keep.path()}, BinDir()).exit_code, 0);
 
-  // No valid attachment at all: everything of the network goes.
-  gc = Netiface({"gc", "clgc"}, BinDir());
+  // Every attachment declared stale: everything of the network goes.
+  gc = Netiface({"gc", "clgc", "--all-stale"}, BinDir());
   ASSERT_EQ(gc.exit_code, 0) << gc.err;
   EXPECT_TRUE(keep.IpJson("link show dev eth0").empty());
   EXPECT_TRUE(Reservations("clgc").empty());
+  EXPECT_TRUE(ListDir(dir_ / "cache/results").empty());
+}
+
+// Issue 17, case 5, on a live node: a running pod whose cache entry an older libcni wrote (no netns)
+// keeps its address and link through every gc that does not say --all-stale; a pod whose namespace is
+// gone is collected with --live.
+TEST_F(OursTest, GcNeverCollectsALivePod) {
+  WriteList("cllive", "1.1.0", json::array({BridgePlugin("10.205.0.0/24")}));
+  TempNetns old_entry("clip"), live("clip");
+  auto gone = std::make_unique<TempNetns>("clip");
+  for (const auto* pod : {&old_entry, &live, gone.get()}) {
+    auto add = Netiface({"add", "cllive", pod->path()}, BinDir());
+    ASSERT_EQ(add.exit_code, 0) << add.err;
+  }
+  const std::string old_id = cli::ContainerIdFromNetns(old_entry.path());
+  const std::string entry = dir_ / ("cache/results/cllive-" + old_id + "-eth0");
+  json cached = json::parse(ReadFile(entry));
+  ASSERT_EQ(cached.erase("netns"), 1u);
+  WriteFile(entry, cached.dump());
+  const std::string gone_path = gone->path();
+  gone.reset();
+  ASSERT_EQ(Reservations("cllive").size(), 3u);
+  const std::vector<std::string> old_addrs = Addrs(old_entry, "eth0"), live_addrs = Addrs(live, "eth0");
+
+  auto gc = Netiface({"gc", "cllive"}, BinDir());
+  EXPECT_EQ(gc.exit_code, 2) << gc.err;
+  EXPECT_EQ(Reservations("cllive").size(), 3u);
+
+  gc = Netiface({"gc", "cllive", "--live", "--dry-run"}, BinDir());
+  ASSERT_EQ(gc.exit_code, 0) << gc.err;
+  EXPECT_NE(gc.out.find(cli::ContainerIdFromNetns(gone_path)), std::string::npos) << gc.out;
+  EXPECT_EQ(Reservations("cllive").size(), 3u);
+
+  gc = Netiface({"gc", "cllive", "--live"}, BinDir());
+  ASSERT_EQ(gc.exit_code, 0) << gc.err;
+  auto left = Reservations("cllive");
+  ASSERT_EQ(left.size(), 2u);
+  for (const auto& r : left) EXPECT_EQ(r.find(cli::ContainerIdFromNetns(gone_path)), std::string::npos) << r;
+  EXPECT_EQ(Addrs(old_entry, "eth0"), old_addrs);
+  EXPECT_EQ(Addrs(live, "eth0"), live_addrs);
+  EXPECT_EQ(Netiface({"check", "cllive", old_entry.path()}, BinDir()).exit_code, 0);
+  EXPECT_EQ(Netiface({"check", "cllive", live.path()}, BinDir()).exit_code, 0);
+
+  auto ls = Netiface({"ls", "cllive", "--json"}, "");
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  json rows = json::parse(ls.out);
+  ASSERT_EQ(rows.size(), 2u);
+
+  gc = Netiface({"gc", "cllive", "--all-stale"}, BinDir());
+  ASSERT_EQ(gc.exit_code, 0) << gc.err;
+  EXPECT_TRUE(Reservations("cllive").empty());
   EXPECT_TRUE(ListDir(dir_ / "cache/results").empty());
 }
 

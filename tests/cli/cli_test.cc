@@ -67,7 +67,7 @@ TEST(AbsolutePathTest, CleansLikeGo) {
 
 TEST_F(CliTest, HelpOnEveryCommandExitsZero) {
   for (auto args : std::vector<std::vector<std::string>>{
-           {"--help"}, {"add", "--help"}, {"check", "--help"}, {"del", "--help"}, {"gc", "--help"},
+           {"--help"}, {"add", "--help"}, {"check", "--help"}, {"del", "--help"}, {"gc", "--help"}, {"ls", "--help"},
            {"status", "--help"}, {"ipam", "--help"}, {"ipam", "ls", "--help"}}) {
     auto r = Run(args);
     EXPECT_EQ(r.code, kExitOk) << args[0];
@@ -177,6 +177,142 @@ TEST_F(CliTest, GcKeepsTheNamedAttachments) {
   EXPECT_EQ(calls[2].command, "GC");
   EXPECT_EQ(calls[2].stdin_json["cni.dev/valid-attachments"], valid);
   EXPECT_EQ(testing::ListDir(fake_.cache_dir() + "/results").size(), 2u);
+}
+
+// Issue 17, case 5: `gc NET` with nothing said about which attachments are valid used to DEL every
+// cached attachment of the network, live ones included. It is refused now, and changes nothing.
+TEST_F(CliTest, GcWithoutValidAttachmentsIsRefused) {
+  ASSERT_EQ(Run({"add", "clinet", "/run/netns/a"}).code, kExitOk);
+  ASSERT_EQ(Run({"add", "clinet", "/run/netns/b"}).code, kExitOk);
+  fake_.ClearCalls();
+  auto r = Run({"gc", "clinet"});
+  EXPECT_EQ(r.code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("--all-stale"), std::string::npos) << r.err;
+  EXPECT_TRUE(fake_.Calls().empty());
+  EXPECT_EQ(testing::ListDir(fake_.cache_dir() + "/results").size(), 2u);
+
+  // Said explicitly, every cached attachment is stale, and the plugins keep nothing.
+  r = Run({"gc", "clinet", "--all-stale"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  auto calls = fake_.Calls();
+  ASSERT_EQ(calls.size(), 6u);  // DEL a and b (2 plugins each), GC (2 plugins)
+  EXPECT_EQ(calls[4].command, "GC");
+  EXPECT_EQ(calls[4].stdin_json["cni.dev/valid-attachments"], json::array());
+  EXPECT_TRUE(testing::ListDir(fake_.cache_dir() + "/results").empty());
+}
+
+// An entry written by an older libcni records no netns: nothing tells whether it is live, so it is
+// never DELeted as stale unless --all-stale says so, and the plugins' GC keeps what it holds.
+TEST_F(CliTest, GcKeepsAnAttachmentWhoseNetnsIsUnknown) {
+  cni::CacheEntry old;
+  old.container_id = "old1";
+  old.ifname = "eth0";
+  old.network_name = "clinet";
+  old.config = R"({"cniVersion":"1.1.0","name":"clinet","plugins":[{"type":"plug-a"},{"type":"plug-b"}]})";
+  old.result = testing::SampleResult("1.1.0", "10.1.0.9/24");
+  cni::ResultCache(fake_.cache_dir()).Write(old);
+  ASSERT_EQ(Run({"add", "clinet", "/run/netns/gone"}).code, kExitOk);
+  fake_.ClearCalls();
+
+  auto r = Run({"gc", "clinet", "--valid", "other"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  auto calls = fake_.Calls();
+  ASSERT_EQ(calls.size(), 4u);  // DEL of the gone netns' attachment, then GC
+  EXPECT_EQ(calls[0].command, "DEL");
+  EXPECT_EQ(calls[0].env.at("CNI_CONTAINERID"), ContainerIdFromNetns("/run/netns/gone"));
+  EXPECT_EQ(calls[2].command, "GC");
+  json valid = json::array({{{"containerID", "other"}, {"ifname", "eth0"}}, {{"containerID", "old1"}, {"ifname", "eth0"}}});
+  EXPECT_EQ(calls[2].stdin_json["cni.dev/valid-attachments"], valid);
+  EXPECT_EQ(testing::ListDir(fake_.cache_dir() + "/results"), std::vector<std::string>{"clinet-old1-eth0"});
+
+  fake_.ClearCalls();
+  r = Run({"gc", "clinet", "--valid", "other", "--all-stale"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  calls = fake_.Calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[0].env.at("CNI_CONTAINERID"), "old1");
+  EXPECT_EQ(calls[0].env.at("CNI_NETNS"), "");
+  EXPECT_TRUE(testing::ListDir(fake_.cache_dir() + "/results").empty());
+}
+
+// --live: an attachment whose cached netns path still exists is valid; --valid-file adds a list;
+// --dry-run says what would happen and calls nothing.
+TEST_F(CliTest, GcLiveValidFileAndDryRun) {
+  testing::TempDir ns;
+  testing::WriteFile(ns / "live", "");
+  ASSERT_EQ(Run({"add", "clinet", ns / "live"}).code, kExitOk);
+  ASSERT_EQ(Run({"add", "clinet", ns / "gone"}).code, kExitOk);
+  ASSERT_EQ(Run({"add", "clinet", ns / "listed", "--container-id", "listed"}).code, kExitOk);
+  testing::WriteFile(ns / "valid.txt", "# from the runtime\nlisted\n\nextra/net1\n");
+  fake_.ClearCalls();
+
+  auto dry = Run({"gc", "clinet", "--live", "--valid-file", ns / "valid.txt", "--dry-run"});
+  ASSERT_EQ(dry.code, kExitOk) << dry.err;
+  EXPECT_TRUE(fake_.Calls().empty());
+  EXPECT_EQ(testing::ListDir(fake_.cache_dir() + "/results").size(), 3u);
+  const std::string gone_id = ContainerIdFromNetns(ns / "gone"), live_id = ContainerIdFromNetns(ns / "live");
+  std::istringstream lines(dry.out);
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(lines, l);) rows.push_back(l);
+  ASSERT_GE(rows.size(), 4u) << dry.out;
+  auto row_of = [&](const std::string& id) {
+    for (const auto& l : rows) {
+      if (l.find(id) != std::string::npos) return l;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(row_of(gone_id).rfind("del", 0), 0u) << dry.out;
+  EXPECT_EQ(row_of(live_id).rfind("keep", 0), 0u) << dry.out;
+  EXPECT_EQ(row_of("listed").rfind("keep", 0), 0u) << dry.out;
+
+  auto r = Run({"gc", "clinet", "--live", "--valid-file", ns / "valid.txt"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  auto calls = fake_.Calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[0].env.at("CNI_CONTAINERID"), gone_id);
+  json valid = json::array({{{"containerID", "listed"}, {"ifname", "eth0"}},
+                            {{"containerID", "extra"}, {"ifname", "net1"}},
+                            {{"containerID", live_id}, {"ifname", "eth0"}}});
+  EXPECT_EQ(calls[2].stdin_json["cni.dev/valid-attachments"], valid);
+  EXPECT_EQ(testing::ListDir(fake_.cache_dir() + "/results").size(), 2u);
+
+  EXPECT_EQ(Run({"gc", "clinet", "--valid-file", ns / "missing.txt"}).code, kExitUsage);
+  testing::WriteFile(ns / "bad.txt", "a/b/c\n");
+  EXPECT_EQ(Run({"gc", "clinet", "--valid-file", ns / "bad.txt"}).code, kExitUsage);
+}
+
+TEST_F(CliTest, LsListsTheCachedAttachments) {
+  ASSERT_EQ(Run({"add", "clinet", "/run/netns/a"}).code, kExitOk);
+  cni::CacheEntry old;
+  old.container_id = "old1";
+  old.ifname = "eth0";
+  old.network_name = "othernet";
+  old.config = "{}";
+  cni::ResultCache(fake_.cache_dir()).Write(old);
+
+  auto table = Run({"ls", "--cache-dir", fake_.cache_dir()});
+  ASSERT_EQ(table.code, kExitOk) << table.err;
+  std::istringstream lines(table.out);
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(lines, l);) rows.push_back(l);
+  ASSERT_EQ(rows.size(), 3u) << table.out;
+  EXPECT_EQ(rows[0].rfind("NETWORK", 0), 0u);
+  EXPECT_NE(rows[1].find(ContainerIdFromNetns("/run/netns/a")), std::string::npos);
+  EXPECT_NE(rows[1].find("/run/netns/a"), std::string::npos);
+  EXPECT_NE(rows[1].find("10.1.0.3/24"), std::string::npos);  // the final result's address
+  EXPECT_EQ(rows[2].rfind("othernet", 0), 0u);
+
+  auto j = Run({"ls", "clinet", "--cache-dir", fake_.cache_dir(), "--json"});
+  ASSERT_EQ(j.code, kExitOk) << j.err;
+  json parsed = json::parse(j.out);
+  ASSERT_EQ(parsed.size(), 1u);
+  EXPECT_EQ(parsed[0], json({{"network", "clinet"},
+                             {"containerId", ContainerIdFromNetns("/run/netns/a")},
+                             {"ifname", "eth0"},
+                             {"netns", "/run/netns/a"},
+                             {"addresses", {"10.1.0.3/24"}}}));
+  auto other = Run({"ls", "othernet", "--cache-dir", fake_.cache_dir(), "--json"});
+  EXPECT_EQ(json::parse(other.out)[0]["netns"], "");
 }
 
 TEST_F(CliTest, StatusReportsThePluginsCode) {

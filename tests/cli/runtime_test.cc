@@ -316,6 +316,40 @@ TEST_F(RuntimeTest, GcDeletesStaleCachedAttachmentsThenSendsTheValidList) {
   EXPECT_TRUE(runtime.cache().Read("othernet", "stale", "eth0"));
 }
 
+// The operator's GC: exactly the given stale attachments are DELeted; whatever the cache still holds for
+// the network afterwards (one whose DEL failed, one nobody named) is valid for the plugins.
+TEST_F(RuntimeTest, GcAttachmentsDeletesOnlyTheStaleAndKeepsWhatIsCached) {
+  SetResults("1.1.0");
+  Runtime runtime = MakeRuntime();
+  auto list = List("1.1.0", json::array({{{"type", "plug-a"}}}));
+  for (const char* cid : {"stale", "failing", "unnamed"}) {
+    RuntimeConf rt = rt_;
+    rt.container_id = cid;
+    runtime.AddNetworkList(list, rt);
+  }
+  std::vector<CacheEntry> stale;
+  for (const char* cid : {"stale", "failing"}) stale.push_back(*runtime.cache().Read("testnet", cid, "eth0"));
+  fake_.ClearCalls();
+  runtime.GcAttachments(list, {stale[0]}, {{"named", "eth0"}});
+  auto calls = fake_.Calls();
+  ASSERT_EQ(Sequence(calls), (std::vector<std::string>{"DEL plug-a", "GC plug-a"}));
+  EXPECT_EQ(calls[0].env.at("CNI_CONTAINERID"), "stale");
+  json valid = json::array({{{"containerID", "named"}, {"ifname", "eth0"}},
+                            {{"containerID", "failing"}, {"ifname", "eth0"}},
+                            {{"containerID", "unnamed"}, {"ifname", "eth0"}}});
+  EXPECT_EQ(calls[1].stdin_json["cni.dev/valid-attachments"], valid);
+  EXPECT_FALSE(runtime.cache().Read("testnet", "stale", "eth0"));
+
+  // A DEL that fails keeps its entry, and with it the plugins keep what it holds.
+  fake_.ClearCalls();
+  fake_.Fail("plug-a", "DEL", 11, "busy");
+  EXPECT_THROW(runtime.GcAttachments(list, {stale[1]}, {}), Error);
+  calls = fake_.Calls();
+  ASSERT_EQ(Sequence(calls), (std::vector<std::string>{"DEL plug-a", "GC plug-a"}));
+  EXPECT_EQ(calls[1].stdin_json["cni.dev/valid-attachments"],
+            json::array({{{"containerID", "failing"}, {"ifname", "eth0"}}, {{"containerID", "unnamed"}, {"ifname", "eth0"}}}));
+}
+
 TEST_F(RuntimeTest, GcBelow110OnlyDeletesAndDisableGcDoesNothing) {
   SetResults("1.0.0");
   Runtime runtime = MakeRuntime();

@@ -86,14 +86,30 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
 
   CLI::App* gc = app.add_subcommand(
       "gc", "DEL cached attachments of NETWORK that are not valid, then GC every plugin (spec >= 1.1.0)");
-  gc->footer(std::string("With no NETNS and no --valid, no attachment is valid: every cached attachment of the\n"
-                         "network is deleted and the plugins are told to free everything they hold for it.\n") +
+  gc->footer(std::string(
+                 "The valid attachments must be given: NETNS, --valid, --valid-file (e.g. from the runtime) and/or\n"
+                 "--live; with none of them gc refuses (exit 2) unless --all-stale says that every cached attachment\n"
+                 "not named is stale. An attachment whose netns is unknown (written by an older libcni) is never\n"
+                 "deleted without --all-stale. The plugins' GC keeps every attachment still cached.\n") +
              kFooter);
   gc->add_option("NETWORK", inv.network, "Network name")->required();
   gc->add_option("NETNS", inv.netns, "Keep the attachment of this namespace (its container ID and --ifname)");
   gc->add_option("--valid", inv.valid, "An attachment that stays: CONTAINERID[/IFNAME] (repeatable)");
+  gc->add_option("--valid-file", inv.valid_file,
+                 "A file of attachments that stay, one CONTAINERID[/IFNAME] per line ('#' comments)");
+  gc->add_flag("--live", inv.live, "Keep every cached attachment whose netns path still exists");
+  gc->add_flag("--all-stale", inv.all_stale,
+               "Every cached attachment not named valid is stale, also one whose netns is unknown");
+  gc->add_flag("--dry-run", inv.dry_run, "Print what would be deleted and kept; call no plugin");
   AddAttachmentOptions(gc, inv);
   gc->callback([&inv] { inv.command = "gc"; });
+
+  CLI::App* ls = app.add_subcommand("ls", "List the cached attachments (network, container, ifname, netns, addresses)");
+  ls->footer(kFooter);
+  ls->add_option("NETWORK", inv.network, "Only this network (default: every network)");
+  ls->add_option("--cache-dir", inv.cache_dir, "Result cache root (default /var/lib/cni; entries in <dir>/results)");
+  ls->add_flag("--json", inv.json, "JSON instead of a table");
+  ls->callback([&inv] { inv.command = "ls"; });
 
   CLI::App* status = app.add_subcommand("status", "STATUS of every plugin of NETWORK (spec >= 1.1.0)");
   status->footer(kFooter);
@@ -103,12 +119,12 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
 
   CLI::App* ipam = app.add_subcommand("ipam", "Inspect host-local IPAM stores");
   ipam->require_subcommand(1);
-  CLI::App* ls = ipam->add_subcommand("ls", "List the reservations of a host-local data dir");
-  ls->footer(kFooter);
-  ls->add_option("NETWORK", inv.network, "Only this network (default: every network folder)");
-  ls->add_option("--data-dir", inv.data_dir, "host-local dataDir (default /var/lib/cni/networks)");
-  ls->add_flag("--json", inv.json, "JSON instead of a table");
-  ls->callback([&inv] { inv.command = "ipam-ls"; });
+  CLI::App* ipam_ls = ipam->add_subcommand("ls", "List the reservations of a host-local data dir");
+  ipam_ls->footer(kFooter);
+  ipam_ls->add_option("NETWORK", inv.network, "Only this network (default: every network folder)");
+  ipam_ls->add_option("--data-dir", inv.data_dir, "host-local dataDir (default /var/lib/cni/networks)");
+  ipam_ls->add_flag("--json", inv.json, "JSON instead of a table");
+  ipam_ls->callback([&inv] { inv.command = "ipam-ls"; });
 
   CLI::App* leases = app.add_subcommand(
       "leases", "List the flannel network's subnet leases in etcd (flanneld's and netiface-agent's layout)");

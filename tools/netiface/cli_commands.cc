@@ -7,13 +7,16 @@
 
 #include "commands.h"
 #include "netiface/agent/registry.h"
+#include "netiface/cli/attachments.h"
 #include "netiface/cli/ipam_ls.h"
 #include "netiface/cli/leases.h"
 #include "netiface/etcd/client.h"
 #include "netiface/cni/error.h"
+#include "netiface/cni/file.h"
 #include "netiface/cni/result.h"
 #include "netiface/cni/runtime.h"
 #include "netiface/cni/skel.h"
+#include "netiface/cni/version.h"
 
 namespace netiface::cli {
 namespace {
@@ -44,17 +47,45 @@ cni::RuntimeConf BuildRuntimeConf(const Invocation& inv) {
   return rt;
 }
 
-std::vector<cni::Attachment> BuildValid(const Invocation& inv, const cni::RuntimeConf& rt) {
-  std::vector<cni::Attachment> valid;
-  if (!inv.netns.empty() || !inv.container_id.empty()) valid.push_back({rt.container_id, rt.ifname});
-  for (const auto& v : inv.valid) {
-    auto slash = v.find('/');
-    cni::Attachment a{v.substr(0, slash), slash == std::string::npos ? rt.ifname : v.substr(slash + 1)};
-    cni::ValidateContainerId(a.container_id);
-    cni::ValidateIfname(a.ifname);
-    valid.push_back(std::move(a));
+// gc's sources of valid attachments. Throws Error(kInvalidEnv) for a bad entry, an unreadable
+// --valid-file, or no source at all without --all-stale.
+GcOptions BuildGcOptions(const Invocation& inv, const cni::RuntimeConf& rt) {
+  GcOptions o;
+  if (!inv.netns.empty() || !inv.container_id.empty()) o.valid.push_back({rt.container_id, rt.ifname});
+  for (const auto& v : inv.valid) o.valid.push_back(ParseAttachment(v, rt.ifname));
+  if (!inv.valid_file.empty()) {
+    std::optional<std::string> text;
+    try {
+      text = cni::ReadFileIfExists(inv.valid_file);
+    } catch (const cni::Error& e) {
+      throw cni::Error(cni::kInvalidEnv, "--valid-file: " + e.msg(), e.details());
+    }
+    if (!text) throw cni::Error(cni::kInvalidEnv, "--valid-file: " + inv.valid_file + " does not exist");
+    try {
+      for (auto& a : ParseValidList(*text, rt.ifname)) o.valid.push_back(std::move(a));
+    } catch (const cni::Error& e) {
+      throw cni::Error(cni::kInvalidEnv, "--valid-file " + inv.valid_file + ": " + e.msg(), e.details());
+    }
   }
-  return valid;
+  o.live = inv.live;
+  o.all_stale = inv.all_stale;
+  PlanGc({}, inv.network, o, {});  // refuses a gc that names no valid attachment
+  return o;
+}
+
+bool PathExists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec) || ec;  // in doubt, alive
+}
+
+int Ls(const Invocation& inv, CliContext& ctx) {
+  auto entries = AttachmentsOf(cni::ResultCache(inv.cache_dir).List(), inv.network);
+  if (inv.json) {
+    *ctx.out << AttachmentsToJson(entries).dump(2) << "\n";
+  } else {
+    *ctx.out << FormatAttachmentTable(entries);
+  }
+  return kExitOk;
 }
 
 int IpamLs(const Invocation& inv, CliContext& ctx) {
@@ -97,10 +128,10 @@ int Leases(const Invocation& inv, CliContext& ctx) {
 
 int RunVerb(const Invocation& inv, CliContext& ctx) {
   cni::RuntimeConf rt;
-  std::vector<cni::Attachment> valid;
+  GcOptions gc;
   try {
     if (inv.command != "status") rt = BuildRuntimeConf(inv);
-    if (inv.command == "gc") valid = BuildValid(inv, rt);
+    if (inv.command == "gc") gc = BuildGcOptions(inv, rt);
   } catch (const cni::Error& e) {
     return Report(ctx, inv, kExitUsage, e);
   }
@@ -125,7 +156,13 @@ int RunVerb(const Invocation& inv, CliContext& ctx) {
     } else if (inv.command == "del") {
       runtime.DelNetworkList(list, rt);
     } else if (inv.command == "gc") {
-      runtime.GcNetworkList(list, valid);
+      GcPlan plan = PlanGc(runtime.cache().List(), list.conf.name, gc, PathExists);
+      if (inv.dry_run) {
+        const bool gc_plugins = !list.conf.disable_gc && cni::VersionAtLeast(list.conf.cni_version, "1.1.0");
+        *ctx.out << (list.conf.disable_gc ? "disableGC is set: nothing would be done\n" : FormatGcPlan(plan, gc_plugins));
+        return kExitOk;
+      }
+      runtime.GcAttachments(list, plan.Stale(), plan.valid);
     } else {
       runtime.StatusNetworkList(list);
     }
@@ -174,6 +211,7 @@ std::string ContainerIdFromNetns(const std::string& netns_path) {
 int Execute(const Invocation& inv, CliContext& ctx) {
   try {
     if (inv.command == "ipam-ls") return IpamLs(inv, ctx);
+    if (inv.command == "ls") return Ls(inv, ctx);
     if (inv.command == "leases") return Leases(inv, ctx);
     return RunVerb(inv, ctx);
   } catch (const cni::Error& e) {

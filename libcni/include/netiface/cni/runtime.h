@@ -3,6 +3,7 @@
 // the result cache of cache.h. Used by the netiface CLI; nothing here prints.
 #pragma once
 
+#include <exception>
 #include <map>
 #include <optional>
 #include <string>
@@ -125,6 +126,13 @@ class Runtime {
   // as both cni.dev/valid-attachments and cni.dev/attachments (omitted when `valid` is nullopt, as
   // libcni does). Every failure is collected and thrown together at the end.
   void GcNetworkList(const NetworkConfigList& list, const std::optional<std::vector<Attachment>>& valid);
+  // GC with the caller's choice of what is stale, for a tool run on a live node: DELs exactly `stale`
+  // (cache entries of this network, each with its cached netns, CNI_ARGS and capability arguments), then
+  // from 1.1.0 on sends GC to every plugin with `valid` followed by every attachment the cache still holds
+  // for the network (one whose DEL failed, one added meanwhile), so that no plugin frees what a cached
+  // attachment uses. Nothing when disableGC is set. Every failure is collected and thrown together.
+  void GcAttachments(const NetworkConfigList& list, const std::vector<CacheEntry>& stale,
+                     std::vector<Attachment> valid);
   // From 1.1.0 on: STATUS to each plugin in order; the first failure is thrown. Below 1.1.0: nothing.
   void StatusNetworkList(const NetworkConfigList& list);
 
@@ -138,6 +146,12 @@ class Runtime {
                       const nlohmann::json& prev_result, const RuntimeConf& rt);
   nlohmann::json CallWithConfig(const std::string& command, const std::string& type,
                                 const nlohmann::json& conf, const RuntimeConf& rt);
+  // The two halves of GC: DEL of each stale cached attachment, and GC to every plugin (from 1.1.0 on)
+  // with `valid` as cni.dev/valid-attachments (omitted when nullopt). Failures are appended.
+  void DelStale(const NetworkConfigList& list, const std::vector<CacheEntry>& stale,
+                std::vector<std::exception_ptr>& failures);
+  void GcPlugins(const NetworkConfigList& list, const std::optional<std::vector<Attachment>>& valid,
+                 std::vector<std::exception_ptr>& failures);
   // DELs the first `count` plugins, newest first, after a failed ADD; failures are only logged.
   void Rollback(const NetworkConfigList& list, size_t count, const nlohmann::json& last_result,
                 const RuntimeConf& rt);
