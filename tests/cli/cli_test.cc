@@ -6,6 +6,7 @@
 
 #include "fake_plugins.h"
 #include "netiface/cli/cli.h"
+#include "netiface/cni/build_info.h"
 #include "netiface/cni/cache.h"
 #include "testutil.h"
 
@@ -74,6 +75,12 @@ TEST_F(CliTest, HelpOnEveryCommandExitsZero) {
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << args[0];
   }
   EXPECT_NE(Run({"add", "--help"}).out.find("NETNS"), std::string::npos);
+}
+
+TEST_F(CliTest, VersionNamesTheProjectVersionAndRevision) {
+  auto r = Run({"--version"});
+  EXPECT_EQ(r.code, kExitOk);
+  EXPECT_EQ(r.out, cni::VersionLine("netiface") + "\n");
 }
 
 TEST_F(CliTest, UsageErrorsExitTwo) {

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "netiface/cni/build_info.h"
 #include "netiface/cni/cache.h"
 #include "netiface/cni/log.h"
 #include "netiface/cni/runtime.h"
@@ -59,6 +60,7 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
   CLI::App app("netiface: run CNI network configuration lists against a network namespace (cnitool's workflow)",
                "netiface");
   app.footer(kFooter);
+  app.set_version_flag("--version", cni::VersionLine("netiface"));
   app.require_subcommand(1);
   app.add_option("--log-level", log_level, "debug|info|warning|error|none (default warning; logs go to stderr)")
       ->check(CLI::IsMember({"debug", "info", "warning", "error", "none"}));
