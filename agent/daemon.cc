@@ -78,9 +78,8 @@ class Daemon {
     registry_ = MakeEtcdRegistry(*client, o_.prefix);
     if (!FetchConfig()) return 0;
     if (cfg_.enable_ipv6) mine_.public_ipv6 = uplink_.public_ipv6;
-    backend_ = cfg_.backend_type == "vxlan"
-                   ? MakeVxlanBackend(uplink_, ParseVxlanConfig(cfg_.backend), cfg_.enable_ipv6, o_.route_protocol)
-                   : MakeHostGwBackend(uplink_, cfg_.enable_ipv6, o_.route_protocol);
+    backend_ = vxlan_ ? MakeVxlanBackend(uplink_, *vxlan_, cfg_.enable_ipv6, o_.route_protocol)
+                      : MakeHostGwBackend(uplink_, cfg_.enable_ipv6, o_.route_protocol);
     mine_.backend_type = backend_->Type();
     mine_.backend_data = backend_->BackendData();
     mine_.backend_v6_data = backend_->BackendV6Data();
@@ -118,7 +117,8 @@ class Daemon {
           throw ConfigError("backend type \"" + cfg.backend_type +
                             "\" is not supported by this agent (host-gw and vxlan are)");
         }
-        if (cfg.backend_type == "vxlan") ParseVxlanConfig(cfg.backend);  // throws ConfigError naming the key
+        std::optional<VxlanConfig> vxlan;
+        if (cfg.backend_type == "vxlan") vxlan = ParseVxlanConfig(cfg.backend);  // throws ConfigError naming the key
         if (!cfg.enable_ipv4) {
           throw ConfigError("EnableIPv4 false is not supported: flannel's etcd leases are keyed by an IPv4 subnet");
         }
@@ -127,6 +127,7 @@ class Daemon {
                             " has no global IPv6 address (give one with --public-ipv6)");
         }
         cfg_ = std::move(cfg);
+        vxlan_ = vxlan;
         log::Info("network {} with /{} subnets ({} .. {}), backend {}", cfg_.network.ToString(), cfg_.subnet_len,
                   cfg_.subnet_min.ToString(), cfg_.subnet_max.ToString(), cfg_.backend_type);
         return true;
@@ -382,6 +383,7 @@ class Daemon {
   std::unique_ptr<Registry> registry_;
   std::unique_ptr<Backend> backend_;
   NetworkConfig cfg_;
+  std::optional<VxlanConfig> vxlan_;  // Backend's keys, when cfg_ is a vxlan network
   LeaseAttrs mine_;
   LeaseView view_;
   Mailbox mailbox_;

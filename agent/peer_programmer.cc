@@ -27,6 +27,28 @@ bool HasRoute(const PeerEntries& e, const nl::RouteSpec& r) {
                      [&](const nl::RouteSpec& x) { return x.dst.Network() == r.dst.Network(); });
 }
 
+// The entries of `a` that `b` does not have (routes by destination, neighbours by device and address,
+// FDB entries whole).
+PeerEntries Minus(const PeerEntries& a, const PeerEntries& b) {
+  PeerEntries out;
+  for (const auto& r : a.routes) {
+    if (!HasRoute(b, r)) out.routes.push_back(r);
+  }
+  for (const auto& f : a.fdbs) {
+    if (!HasFdb(b, f)) out.fdbs.push_back(f);
+  }
+  for (const auto& n : a.neighs) {
+    if (!HasNeigh(b, n)) out.neighs.push_back(n);
+  }
+  return out;
+}
+
+void Append(PeerEntries& to, const PeerEntries& more) {
+  to.neighs.insert(to.neighs.end(), more.neighs.begin(), more.neighs.end());
+  to.fdbs.insert(to.fdbs.end(), more.fdbs.begin(), more.fdbs.end());
+  to.routes.insert(to.routes.end(), more.routes.begin(), more.routes.end());
+}
+
 }  // namespace
 
 PeerProgrammer::PeerProgrammer(nl::Socket& socket, int protocol, std::string name)
@@ -61,31 +83,30 @@ void PeerProgrammer::SetRoute(const nl::RouteSpec& r, bool replace) {
   our_routes_.insert(dst);
 }
 
-// Best effort: each entry is tried whatever happened to the one before.
-void PeerProgrammer::Undo(const PeerEntries& e) {
-  for (const auto& r : e.routes) {
+// Best effort: each entry is tried whatever happened to the one before. `what` ("stale") logs each
+// removal; without it only failures are logged.
+void PeerProgrammer::Undo(const PeerEntries& e, const char* what) {
+  auto attempt = [&](const std::string& entry, auto&& remove) {
     try {
+      if (remove() && what != nullptr) log::Info("{}: removed {} {}", name_, what, entry);
+    } catch (const cni::Error& err) {
+      log::Warn("{}: removing {}: {}", name_, entry, err.msg());
+    }
+  };
+  for (const auto& r : e.routes) {
+    attempt("route " + Describe(r), [&] {
       // Matches only a route of our protocol: a foreign route of that destination stays.
       nl::RouteSpec del{.dst = r.dst.Network(), .protocol = protocol_};
-      nl::DeleteRoute(s_, del);
+      bool removed = nl::DeleteRoute(s_, del);
       our_routes_.erase(r.dst.Network());
-    } catch (const cni::Error& err) {
-      log::Warn("{}: removing route {}: {}", name_, Describe(r), err.msg());
-    }
+      return removed;
+    });
   }
   for (const auto& f : e.fdbs) {
-    try {
-      nl::DeleteFdb(s_, f);
-    } catch (const cni::Error& err) {
-      log::Warn("{}: removing FDB entry {} dst {}: {}", name_, f.mac, f.dst.ToString(), err.msg());
-    }
+    attempt("FDB entry " + f.mac + " dst " + f.dst.ToString(), [&] { return nl::DeleteFdb(s_, f); });
   }
   for (const auto& n : e.neighs) {
-    try {
-      nl::DeleteNeighbor(s_, n);
-    } catch (const cni::Error& err) {
-      log::Warn("{}: removing neighbour {}: {}", name_, n.dst.ToString(), err.msg());
-    }
+    attempt("neighbour " + n.dst.ToString(), [&] { return nl::DeleteNeighbor(s_, n); });
   }
 }
 
@@ -94,26 +115,14 @@ void PeerProgrammer::Set(const SubnetKey& key, const PeerEntries& entries) {
   if (auto it = installed_.find(key); it != installed_.end()) old = it->second;
   try {
     // What the peer had and no longer needs goes first (a moved FDB destination: the old one out).
-    PeerEntries stale;
-    for (const auto& r : old.routes) {
-      if (!HasRoute(entries, r)) stale.routes.push_back(r);
-    }
-    for (const auto& f : old.fdbs) {
-      if (!HasFdb(entries, f)) stale.fdbs.push_back(f);
-    }
-    for (const auto& n : old.neighs) {
-      if (!HasNeigh(entries, n)) stale.neighs.push_back(n);
-    }
-    Undo(stale);
+    Undo(Minus(old, entries));
     for (const auto& n : entries.neighs) nl::ReplaceNeighbor(s_, n);
     for (const auto& f : entries.fdbs) nl::ReplaceFdb(s_, f);
     for (const auto& r : entries.routes) SetRoute(r, false);
   } catch (const cni::Error& e) {
     installed_.erase(key);
     PeerEntries all = entries;
-    all.neighs.insert(all.neighs.end(), old.neighs.begin(), old.neighs.end());
-    all.fdbs.insert(all.fdbs.end(), old.fdbs.begin(), old.fdbs.end());
-    all.routes.insert(all.routes.end(), old.routes.begin(), old.routes.end());
+    Append(all, old);
     Undo(all);
     throw;
   }
@@ -128,16 +137,7 @@ void PeerProgrammer::Set(const SubnetKey& key, const PeerEntries& entries) {
 void PeerProgrammer::Remove(const SubnetKey& key, const PeerEntries& hint) {
   PeerEntries all = hint;
   if (auto it = installed_.find(key); it != installed_.end()) {
-    const PeerEntries& had = it->second;
-    for (const auto& r : had.routes) {
-      if (!HasRoute(all, r)) all.routes.push_back(r);
-    }
-    for (const auto& f : had.fdbs) {
-      if (!HasFdb(all, f)) all.fdbs.push_back(f);
-    }
-    for (const auto& n : had.neighs) {
-      if (!HasNeigh(all, n)) all.neighs.push_back(n);
-    }
+    Append(all, Minus(it->second, hint));
     installed_.erase(it);
   }
   Undo(all);
@@ -158,28 +158,7 @@ int PeerProgrammer::Reconcile(const std::map<SubnetKey, PeerEntries>& desired) {
   }
   for (const auto& c : plan.conflicts) log::Warn("{}: {}; leaving it", name_, c);
   // Stale entries first: routes, then FDB, then neighbours (the reverse of adding).
-  for (const auto& r : plan.remove.routes) {
-    try {
-      if (nl::DeleteRoute(s_, r)) log::Info("{}: removed stale route {}", name_, Describe(r));
-      our_routes_.erase(r.dst.Network());
-    } catch (const cni::Error& e) {
-      log::Warn("{}: removing stale route {}: {}", name_, Describe(r), e.msg());
-    }
-  }
-  for (const auto& f : plan.remove.fdbs) {
-    try {
-      if (nl::DeleteFdb(s_, f)) log::Info("{}: removed stale FDB entry {} dst {}", name_, f.mac, f.dst.ToString());
-    } catch (const cni::Error& e) {
-      log::Warn("{}: removing stale FDB entry {}: {}", name_, f.mac, e.msg());
-    }
-  }
-  for (const auto& n : plan.remove.neighs) {
-    try {
-      if (nl::DeleteNeighbor(s_, n)) log::Info("{}: removed stale neighbour {}", name_, n.dst.ToString());
-    } catch (const cni::Error& e) {
-      log::Warn("{}: removing stale neighbour {}: {}", name_, n.dst.ToString(), e.msg());
-    }
-  }
+  Undo(plan.remove, "stale");
   installed_.clear();
   for (const auto& [key, entries] : desired) installed_.emplace(key, entries);
   int failed = 0;

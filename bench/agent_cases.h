@@ -30,6 +30,12 @@ BackendResults RunHostGw(Rig& rig, RemoteNode& remote, const Counts& n, std::chr
 // kVxlanConfig first. REQUIRES: no agent runs, `remote` holds RemoteNodePeers(210|211).
 BackendResults RunVxlan(Rig& rig, RemoteNode& remote, const Counts& n, std::chrono::microseconds probe_interval);
 
+// n.n_start starts of a new node (no lease, no subnet.env; `fresh` says what else is missing) and as many
+// restarts with the lease alive, each timed until subnet.env, into r->start_fresh and r->start_restart;
+// progress on stderr under `backend`.
+void MeasureStarts(Rig& rig, const Counts& n, const std::string& backend, const std::string& fresh,
+                   BackendResults* r);
+
 // An entry a lease must become in the node's kernel: `key` with `value`, as `monitor` sees it.
 struct Expected {
   KernelMonitor* monitor;

@@ -1,7 +1,10 @@
 // The event measurement both backends share (agent_cases.h).
 #include <algorithm>
+#include <iostream>
 #include <stdexcept>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "agent_cases.h"
 
@@ -16,6 +19,22 @@ std::vector<Peer> RemoteNodePeers(int second, int n, bool vxlan) {
     out.push_back(vxlan ? VxlanPeer(second, i, kRemoteIp, kRemoteMac) : HostGwPeer(second, i, kRemoteIp));
   }
   return out;
+}
+
+void MeasureStarts(Rig& rig, const Counts& n, const std::string& backend, const std::string& fresh,
+                   BackendResults* r) {
+  std::cerr << fmt::format("agent-bench: {}: start -> subnet.env, new node{}, {} runs\n", backend, fresh, n.n_start);
+  for (int i = 0; i < n.n_start; ++i) {
+    rig.ForgetNode();
+    r->start_fresh.push_back(rig.TimeStart({}));
+    rig.StopAgent();
+  }
+  std::cerr << fmt::format("agent-bench: {}: start -> subnet.env, restart with the lease alive, {} runs\n", backend,
+                           n.n_start);
+  for (int i = 0; i < n.n_start; ++i) {
+    r->start_restart.push_back(rig.TimeStart({}));
+    rig.StopAgent();
+  }
 }
 
 void MeasureEvents(Rig& rig, EventWatch& watch, Pinger& pinger, const std::vector<Peer>& peers,

@@ -52,17 +52,7 @@ void FlushRoutes(Rig& rig) { ShOrThrow("ip -n " + rig.node().name() + " route fl
 
 BackendResults RunHostGw(Rig& rig, RemoteNode& remote, const Counts& n, std::chrono::microseconds probe_interval) {
   BackendResults r;
-  Log(fmt::format("start -> subnet.env, new node, {} runs", n.n_start));
-  for (int i = 0; i < n.n_start; ++i) {
-    rig.ForgetNode();
-    r.start_fresh.push_back(rig.TimeStart({}));
-    rig.StopAgent();
-  }
-  Log(fmt::format("start -> subnet.env, restart with the lease alive, {} runs", n.n_start));
-  for (int i = 0; i < n.n_start; ++i) {
-    r.start_restart.push_back(rig.TimeStart({}));
-    rig.StopAgent();
-  }
+  MeasureStarts(rig, n, "host-gw", "", &r);
 
   const std::vector<Peer> others = HostGwOthers(n.others);
   const std::vector<std::string> dsts = Dsts(others);

@@ -88,17 +88,7 @@ BackendResults RunVxlan(Rig& rig, RemoteNode& remote, const Counts& n, microseco
   rig.DropBenchLeases();
   rig.ForgetNode();
   rig.PutConfig(kVxlanConfig);
-  Log(fmt::format("start -> subnet.env, new node (flannel.1 created), {} runs", n.n_start));
-  for (int i = 0; i < n.n_start; ++i) {
-    rig.ForgetNode();
-    r.start_fresh.push_back(rig.TimeStart({}));
-    rig.StopAgent();
-  }
-  Log(fmt::format("start -> subnet.env, restart with the lease alive, {} runs", n.n_start));
-  for (int i = 0; i < n.n_start; ++i) {
-    r.start_restart.push_back(rig.TimeStart({}));
-    rig.StopAgent();
-  }
+  MeasureStarts(rig, n, "vxlan", " (flannel.1 created)", &r);
 
   const std::vector<Peer> others = VxlanOthers(n.others);
   const std::vector<std::string> route_keys = RouteKeys(others), neigh_keys = NeighFdbKeys(others);

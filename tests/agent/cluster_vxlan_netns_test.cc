@@ -308,7 +308,14 @@ TEST_F(VxlanClusterTest, LosingAnEtcdMemberKeepsLeasesAndPeersFlowing) {
   const std::string value = R"({"PublicIP":"192.0.2.40","PublicIPv6":"2001:db8:1::40","BackendType":"vxlan",)"
                             R"("BackendData":{"VNI":1,"VtepMAC":"0e:00:00:00:fa:04"},)"
                             R"("BackendV6Data":{"VNI":1,"VtepMAC":"0e:00:00:00:fa:06"}})";
-  auto put = c().etcd_cluster().EtcdctlMember(1, {"put", key, value});
+  // When member 0 led, the others elect a new leader first: a put meanwhile times out, so retry it.
+  RunResult put;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        put = c().etcd_cluster().EtcdctlMember(1, {"put", key, value});
+        return put.exit_code == 0;
+      },
+      seconds(30)));
   ASSERT_EQ(put.exit_code, 0) << put.err;
   std::vector<Peer> with_fourth = peers_;
   with_fourth.push_back(fourth);

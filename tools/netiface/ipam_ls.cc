@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 #include <system_error>
 
+#include "netiface/cli/table.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
 
@@ -86,20 +86,7 @@ std::string FormatReservationTable(const std::vector<Reservation>& rs) {
   for (const auto& r : rs) {
     rows.push_back({r.network, r.address.ToString(), r.container_id, r.ifname.empty() ? "-" : r.ifname});
   }
-  std::vector<size_t> width(4, 0);
-  for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  std::ostringstream os;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
-    }
-    os << line << "\n";
-  }
-  return os.str();
+  return FormatColumns(rows);
 }
 
 nlohmann::json ReservationsToJson(const std::vector<Reservation>& rs) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "netiface/cli/table.h"
+
 namespace netiface::cli {
 namespace {
 
@@ -32,20 +34,7 @@ std::string FormatLeaseTable(const std::vector<LeaseRow>& rows) {
     if (v6) row.insert(row.begin() + 1, r.lease.subnet.v6 ? r.lease.subnet.v6->ToString() : "-");
     cells.push_back(std::move(row));
   }
-  std::vector<size_t> width(cells[0].size(), 0);
-  for (const auto& row : cells) {
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : cells) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
+  return FormatColumns(cells);
 }
 
 nlohmann::json LeasesToJson(const std::vector<LeaseRow>& rows) {

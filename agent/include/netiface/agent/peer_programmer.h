@@ -38,7 +38,7 @@ class PeerProgrammer {
 
  private:
   void SetRoute(const nl::RouteSpec& r, bool replace);
-  void Undo(const PeerEntries& e);
+  void Undo(const PeerEntries& e, const char* what = nullptr);
 
   nl::Socket& s_;
   int protocol_;
