@@ -117,14 +117,14 @@ TEST(Cluster, EveryMemberServesAndEtcdctlSeesThemAll) {
 }
 
 TEST(Cluster, MutualTlsOnClientAndPeerUrls) {
-  EtcdCluster cluster(EtcdClusterOptions{.client_port = 42379, .peer_port = 42380, .tls = true});
+  EtcdCluster cluster(EtcdClusterOptions{.client_port = 24379, .peer_port = 24380, .tls = true});
   cluster.Start();
-  ASSERT_EQ(cluster.endpoint(1), "https://127.0.0.1:42389");
+  ASSERT_EQ(cluster.endpoint(1), "https://127.0.0.1:24389");
   // The peers talk TLS: every member's log would show a rejected handshake otherwise, and this list
   // shows the https peer URLs each one advertises.
   testing::RunResult members = cluster.Etcdctl({"member", "list"});
   ASSERT_EQ(members.exit_code, 0) << members.err;
-  EXPECT_NE(members.out.find("https://127.0.0.1:42380"), std::string::npos) << members.out;
+  EXPECT_NE(members.out.find("https://127.0.0.1:24380"), std::string::npos) << members.out;
   ClientOptions no_cert = Options(cluster, cluster.endpoint_list());
   no_cert.cert_file.clear();
   no_cert.key_file.clear();

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -154,9 +155,25 @@ std::string Url(bool tls, const std::string& ip, int port) {
   return std::string(tls ? "https://" : "http://") + ip + ":" + std::to_string(port);
 }
 
+// A listening port inside the kernel's ephemeral range can be lost while its member is stopped: the
+// other members keep dialling it, and a dial whose source port happens to equal the destination port
+// connects to itself (TCP simultaneous open) and holds the port, so the restart fails with "address
+// already in use". Ports below the range are never picked as source ports.
+void RequireBelowEphemeralRange(int port) {
+  int low = 32768;
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  range >> low;
+  if (port >= low) {
+    throw std::invalid_argument("etcd test port " + std::to_string(port) + " lies in the ephemeral range (from " +
+                                std::to_string(low) + "); pick one below it");
+  }
+}
+
 }  // namespace
 
 EtcdServer::EtcdServer(EtcdServerOptions o) : o_(std::move(o)), name_(UniqueName("etcd")) {
+  RequireBelowEphemeralRange(o_.client_port);
+  RequireBelowEphemeralRange(o_.peer_port);
   if (o_.tls) MakeCertificates(dir_ / "tls", {o_.ip});
 }
 
@@ -221,6 +238,8 @@ EtcdCluster::EtcdCluster(EtcdClusterOptions o) : o_(std::move(o)), token_(Unique
   for (size_t i = 0; i < o_.ips.size(); ++i) {
     int offset = 10 * static_cast<int>(i);
     members_.push_back({UniqueName("etcd"), o_.ips[i], o_.client_port + offset, o_.peer_port + offset});
+    RequireBelowEphemeralRange(members_.back().client_port);
+    RequireBelowEphemeralRange(members_.back().peer_port);
   }
   if (o_.tls) MakeCertificates(dir_ / "tls", o_.ips);
 }
