@@ -22,6 +22,19 @@ std::string EncodeOwner(std::string_view container_id, std::string_view ifname) 
 
 std::string_view OwnerKey(std::string_view owner) { return owner.substr(0, owner.find(kLineBreak)); }
 
+OwnerFields SplitOwner(std::string_view owner) {
+  const size_t br = owner.find(kLineBreak);
+  if (br == std::string_view::npos) return {owner, {}};
+  return {owner.substr(0, br), owner.substr(br + kLineBreak.size())};
+}
+
+std::string DescribeOwner(std::string_view owner) {
+  if (owner.empty()) return "an empty reservation file";
+  OwnerFields f = SplitOwner(owner);
+  if (f.container_id.size() == owner.size()) return "container " + std::string(owner);
+  return "container " + std::string(f.container_id) + " (ifname " + std::string(f.ifname) + ")";
+}
+
 OwnerMatch MatchOwner(std::string_view owner, std::string_view container_id, std::string_view ifname) {
   std::string_view id = TrimSpace(container_id);
   if (id.empty()) return OwnerMatch::kNone;

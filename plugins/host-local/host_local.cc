@@ -9,6 +9,7 @@
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
 #include "netiface/cni/log.h"
+#include "netiface/ipam/allocator.h"
 #include "netiface/ipam/config.h"
 #include "netiface/ipam/gc.h"
 #include "netiface/ipam/reservation.h"
@@ -22,14 +23,6 @@ using cni::IpAddr;
 using ipam::Store;
 
 std::string Describe(const cni::CmdArgs& args) { return args.container_id + " (ifname " + args.ifname + ")"; }
-
-std::string DescribeOwner(std::string_view owner) {
-  if (owner.empty()) return "an empty reservation file";
-  size_t br = owner.find(ipam::kLineBreak);
-  if (br == std::string_view::npos) return "container " + std::string(owner);
-  return "container " + std::string(owner.substr(0, br)) + " (ifname " +
-         std::string(owner.substr(br + ipam::kLineBreak.size())) + ")";
-}
 
 cni::Dns ReadResolvConf(const std::string& path) {
   std::optional<std::string> text;
@@ -77,41 +70,11 @@ cni::Result Add(const cni::CmdArgs& args) {
   Store::Held held = store->Find(args.container_id, args.ifname);
   Rollback rollback(*store);
   for (size_t idx = 0; idx < cfg.range_sets.size(); ++idx) {
-    const ipam::RangeSet& set = cfg.range_sets[idx];
-    for (const auto* list : {&held.exact, &held.legacy}) {
-      for (const IpAddr& ip : *list) {
-        if (set.Contains(ip)) {
-          throw Error(cni::kInternal, "failed to allocate for range " + std::to_string(idx) + ": " + ip.ToString() +
-                                          " has been allocated to " + Describe(args) +
-                                          ", duplicate allocation is not allowed");
-        }
-      }
-    }
-    IpAddr ip;
-    const ipam::Range* range = nullptr;
-    if (const auto& want = cfg.requested[idx]) {
-      if (!store->Reserve(*want, args.container_id, args.ifname)) {
-        auto holder = store->Owner(*want);
-        throw Error(cni::kInternal, "failed to allocate for range " + std::to_string(idx) + ": requested IP address " +
-                                        want->ToString() + " is not available in range set " + set.ToString() +
-                                        ": it is held by " + DescribeOwner(holder.value_or("")));
-      }
-      ip = *want;
-      range = set.RangeFor(ip);
-    } else {
-      ipam::CandidateIter it(set, store->LastReserved(idx));
-      auto got = store->ReserveFirst(it, args.container_id, args.ifname);
-      if (!got) {
-        throw Error(cni::kTryAgainLater, "failed to allocate for range " + std::to_string(idx) +
-                                             ": no IP addresses available in range set: " + set.ToString());
-      }
-      ip = got->ip;
-      range = got->range;
-    }
-    rollback.Taken(ip, owner);
-    store->SetLastReserved(idx, ip);
-    log::Debug("host-local: reserved {} in {} for {}", ip.ToString(), store->dir(), Describe(args));
-    result.ips.push_back({std::nullopt, cni::IpNet(ip, range->subnet.prefix_len()), range->gateway});
+    ipam::Allocation got = ipam::Allocator(cfg.range_sets[idx], idx)
+                               .Get(*store, held, args.container_id, args.ifname, cfg.requested[idx]);
+    rollback.Taken(got.ip, owner);
+    log::Debug("host-local: reserved {} in {} for {}", got.ip.ToString(), store->dir(), Describe(args));
+    result.ips.push_back({std::nullopt, got.Address(), got.range->gateway});
   }
   result.routes = cfg.routes;
   rollback.Dismiss();
@@ -211,7 +174,7 @@ void Gc(const cni::CmdArgs& args) {
   for (const auto& r : ipam::PlanGc(store->Scan(), *args.conf.valid_attachments)) {
     try {
       if (store->ReleaseIfOwner(r.ip, r.owner)) {
-        log::Info("host-local: GC released {} held by {}", r.ip.ToString(), DescribeOwner(r.owner));
+        log::Info("host-local: GC released {} held by {}", r.ip.ToString(), ipam::DescribeOwner(r.owner));
       }
     } catch (const Error& e) {
       errors += (errors.empty() ? "" : "; ") + std::string(e.what()) + ": " + e.details();

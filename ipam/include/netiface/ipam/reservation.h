@@ -25,6 +25,18 @@ std::string EncodeOwner(std::string_view container_id, std::string_view ifname);
 // legacy file).
 std::string_view OwnerKey(std::string_view owner);
 
+// The attachment a (trimmed) file content names: the container ID before the first "\r\n" and the
+// ifname after it; a legacy file (no "\r\n") has an empty ifname.
+struct OwnerFields {
+  std::string_view container_id;
+  std::string_view ifname;
+};
+OwnerFields SplitOwner(std::string_view owner);
+
+// For messages: "container <id> (ifname <ifname>)", "container <id>" for a legacy file, or "an empty
+// reservation file".
+std::string DescribeOwner(std::string_view owner);
+
 enum class OwnerMatch { kNone, kExact, kLegacy };
 // How a trimmed file content relates to an attachment, with the reference's comparisons:
 // kExact when it equals EncodeOwner(id, ifname), kLegacy when it equals TrimSpace(id).
