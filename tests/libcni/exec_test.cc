@@ -116,10 +116,10 @@ TEST_F(ExecTest, UnstartableChild) {
   EXPECT_EQ(ErrorOf([&] { DefaultExec().Run(ExecRequest{dir_ / "missing", {}, ""}); }).code(), kIoFailure);
 }
 
-// hold_stdin: the child starts at once but cannot act on its config before Release().
+// Stdin::kOnRelease: the child starts at once but cannot act on its config before Release().
 TEST_F(ExecTest, HeldStdinGoesOverOnlyAtRelease) {
   std::string p = Script(dir_, "held", "cat > \"$OUT/in.tmp\"; mv \"$OUT/in.tmp\" \"$OUT/in\"; printf '{}'");
-  ExecRequest req{p, {{"OUT", dir_.path()}, {"PATH", "/usr/bin:/bin"}}, "{\"in\":1}", /*hold_stdin=*/true};
+  ExecRequest req{p, {{"OUT", dir_.path()}, {"PATH", "/usr/bin:/bin"}}, "{\"in\":1}", Stdin::kOnRelease};
   auto running = DefaultExec().Start(req);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ample time for sh to start and read
   EXPECT_FALSE(std::filesystem::exists(dir_ / "in")) << "the child read its stdin before Release()";
@@ -133,7 +133,7 @@ TEST_F(ExecTest, HeldStdinGoesOverOnlyAtRelease) {
 TEST_F(ExecTest, HeldStdinNeverReleasedReachesTheChildEmpty) {
   std::string p = Script(dir_, "held", "cat > \"$OUT/in\"");
   auto running =
-      DefaultExec().Start(ExecRequest{p, {{"OUT", dir_.path()}, {"PATH", "/usr/bin:/bin"}}, "{\"in\":1}", true});
+      DefaultExec().Start(ExecRequest{p, {{"OUT", dir_.path()}, {"PATH", "/usr/bin:/bin"}}, "{\"in\":1}", Stdin::kOnRelease});
   EXPECT_EQ(running->Wait().exit_code, 0);
   EXPECT_EQ(testing::ReadFile(dir_ / "in"), "");
 }
@@ -143,16 +143,16 @@ TEST_F(ExecTest, DefaultStartOfARunOnlyExecRunsAtRelease) {
     int runs = 0;
     ExecOutput Run(const ExecRequest&) override { return {0, std::to_string(++runs)}; }
   } exec;
-  auto now = exec.Start(ExecRequest{"/x", {}, "", false});
+  auto now = exec.Start(ExecRequest{"/x", {}, "", Stdin::kNow});
   EXPECT_EQ(exec.runs, 1);
   EXPECT_EQ(now->Wait().stdout_data, "1");
-  auto held = exec.Start(ExecRequest{"/x", {}, "", true});
+  auto held = exec.Start(ExecRequest{"/x", {}, "", Stdin::kOnRelease});
   EXPECT_EQ(exec.runs, 1);
   held->Release();
   held->Release();
   EXPECT_EQ(exec.runs, 2);
   EXPECT_EQ(held->Wait().stdout_data, "2");
-  auto never = exec.Start(ExecRequest{"/x", {}, "", true});
+  auto never = exec.Start(ExecRequest{"/x", {}, "", Stdin::kOnRelease});
   EXPECT_EQ(never->Wait().exit_code, 1);  // never ran, as a real child fed nothing would fail
   EXPECT_EQ(exec.runs, 2);
 }

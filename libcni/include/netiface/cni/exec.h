@@ -1,5 +1,7 @@
 // Finding and executing plugins: used by main plugins for IPAM, by meta plugins for delegates and by
-// the runtime (netiface CLI) for whole conflists.
+// the runtime (libcni/runtime, the netiface CLI) for whole conflists. Three units implement it:
+// plugin_path.cc (FindPlugin), exec.cc (the Exec seam over process.h, a plugin's output read as the
+// spec reads it) and delegate.cc (the delegation entry points).
 #pragma once
 
 #include <map>
@@ -10,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "netiface/cni/process.h"
 #include "netiface/cni/result.h"
 #include "netiface/cni/skel.h"
 
@@ -19,11 +22,10 @@ struct ExecRequest {
   std::string path;                          // absolute path of the executable
   std::map<std::string, std::string> env;    // the complete environment of the child
   std::string stdin_data;
-  // Start() only: the child starts at once but gets its stdin only at Running::Release(), so that the
-  // caller can finish what must come before anything the child does (flannel makes its saved config
-  // durable) while the child's process starts. Waiting without Release() closes stdin unfed: the child
-  // reads no config and fails without acting.
-  bool hold_stdin = false;
+  // Start() only: with Stdin::kOnRelease the child starts at once but gets its stdin only at
+  // Running::Release() (process.h). Waiting without Release() closes stdin unfed: the child reads no
+  // config and fails without acting.
+  Stdin stdin_mode = Stdin::kNow;
 };
 
 struct ExecOutput {
@@ -43,14 +45,15 @@ class Exec {
    public:
     virtual ~Running() = default;
     virtual ExecOutput Wait() = 0;
-    // Hands a held stdin over (ExecRequest::hold_stdin); nothing otherwise.
+    // Hands a held stdin over (ExecRequest::stdin_mode); nothing otherwise.
     virtual void Release() {}
   };
   // Starts the child, hands it its stdin and returns while it runs. The default runs it to completion
   // here, at Release() when the stdin is held (test doubles need not override it).
   virtual std::unique_ptr<Running> Start(const ExecRequest& req);
 };
-Exec& DefaultExec();  // fork/exec (vfork-style posix_spawn), waits for the child
+// Children through Process (process.h): stderr passed through, moved off the caller's CPU once.
+Exec& DefaultExec();
 
 // The first executable named `type` in a ':'-separated CNI_PATH. Throws Error(kInvalidConfig)
 // ("failed to find plugin \"type\" in path [...]") when there is none or the type is not a plain name.
@@ -59,6 +62,8 @@ std::string FindPlugin(std::string_view type, std::string_view cni_path);
 // Runs a plugin and returns its stdout parsed as JSON (null when empty). A non-zero exit becomes the
 // plugin's own Error (code, msg, details) when its stdout is an error object, else kDelegateFailed.
 nlohmann::json ExecPlugin(Exec& exec, const ExecRequest& req);
+// What ExecPlugin makes of a finished child's output; `path` names the plugin in the errors.
+nlohmann::json InterpretPluginOutput(const ExecOutput& out, const std::string& path);
 
 // What a delegate reads on its stdin, and the version its ADD result is read at.
 struct DelegateConf {
@@ -123,8 +128,7 @@ class PendingAdd {
   std::string type_, version_;
   bool waited_ = false;
 };
-// kOnRelease: the delegate's process starts now, its config goes over at PendingAdd::Release().
-enum class Stdin { kNow, kOnRelease };
+// Stdin::kOnRelease: the delegate's process starts now, its config goes over at PendingAdd::Release().
 PendingAdd StartDelegateAdd(const std::string& type, const DelegateConf& conf, const CmdArgs& args,
                             Exec& exec = DefaultExec(), Stdin stdin_mode = Stdin::kNow);
 
