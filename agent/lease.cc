@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "json_fold.h"
+#include "netiface/cni/go_json.h"
 
 namespace netiface::agent {
 namespace {
@@ -39,33 +40,6 @@ std::optional<cni::IpNet> ParsePart(std::string_view part, int family) {
   cni::IpNet net(*addr, *len);
   if (net.HasHostBits()) return std::nullopt;
   return net;
-}
-
-// Go's json.Marshal escapes these even inside strings; in valid JSON text they only occur in strings.
-std::string GoHtmlEscape(const std::string& json_text) {
-  std::string out;
-  out.reserve(json_text.size());
-  for (size_t i = 0; i < json_text.size(); ++i) {
-    const char c = json_text[i];
-    if (c == '<') {
-      out += "\\u003c";
-    } else if (c == '>') {
-      out += "\\u003e";
-    } else if (c == '&') {
-      out += "\\u0026";
-    } else if (c == '\xe2' && i + 2 < json_text.size() && json_text[i + 1] == '\x80' &&
-               (json_text[i + 2] == '\xa8' || json_text[i + 2] == '\xa9')) {
-      out += json_text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string GoJson(const nlohmann::json& j) {
-  return GoHtmlEscape(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 std::optional<cni::IpAddr> DecodeAddr(const nlohmann::ordered_json& obj, const char* key, int family) {
@@ -124,9 +98,9 @@ std::optional<SubnetKey> SubnetKeyFromEtcdKey(std::string_view prefix, std::stri
 std::string EncodeLeaseAttrs(const LeaseAttrs& a) {
   std::string out = "{\"PublicIP\":\"" + (a.public_ip ? a.public_ip->ToString() : std::string("0.0.0.0")) + "\"";
   out += ",\"PublicIPv6\":" + (a.public_ipv6 ? "\"" + a.public_ipv6->ToString() + "\"" : std::string("null"));
-  if (!a.backend_type.empty()) out += ",\"BackendType\":" + GoJson(a.backend_type);
-  if (!a.backend_data.is_null()) out += ",\"BackendData\":" + GoJson(a.backend_data);
-  if (!a.backend_v6_data.is_null()) out += ",\"BackendV6Data\":" + GoJson(a.backend_v6_data);
+  if (!a.backend_type.empty()) out += ",\"BackendType\":" + cni::GoMarshal(a.backend_type);
+  if (!a.backend_data.is_null()) out += ",\"BackendData\":" + cni::GoMarshal(a.backend_data);
+  if (!a.backend_v6_data.is_null()) out += ",\"BackendV6Data\":" + cni::GoMarshal(a.backend_v6_data);
   return out + "}";
 }
 

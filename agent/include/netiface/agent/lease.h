@@ -48,7 +48,7 @@ struct LeaseAttrs {
 // what Go's json.Marshal writes for flanneld's LeaseAttrs, keys in its struct order. PublicIP is a value
 // in Go, so it is always written ("0.0.0.0" when absent: flanneld cannot read a null there);
 // PublicIPv6 is a pointer, null when absent; BackendType, BackendData and BackendV6Data are omitempty
-// (left out when "" / null). Strings are escaped as Go does (<, >, & as \u003c, \u003e, \u0026).
+// (left out when "" / null). Strings and values are encoded by cni::GoMarshal (cni/go_json.h).
 std::string EncodeLeaseAttrs(const LeaseAttrs& a);
 // Accepts what flanneld writes (keys matched case-insensitively; PublicIP "0.0.0.0" or null reads as
 // absent). Throws std::invalid_argument naming the problem when the value is not such JSON.
