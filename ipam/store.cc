@@ -68,6 +68,37 @@ std::optional<std::string> ReadAt(int dir_fd, const std::string& name, const std
   }
 }
 
+// Every reservation in the folder open as `dir_fd` (named `dir` in errors), each file's content trimmed.
+// Sets *saw_temp when our named temporary is there (left for the caller to remove).
+std::vector<IndexEntry> ReadFolder(int dir_fd, const std::string& dir, bool* saw_temp) {
+  cni::UniqueFd fd(::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) IoError("cannot open " + dir, errno);
+  DIR* d = ::fdopendir(fd.get());
+  if (!d) IoError("cannot list " + dir, errno);
+  fd.Release();  // owned by `d` now
+  std::unique_ptr<DIR, int (*)(DIR*)> closer(d, ::closedir);
+  std::vector<IndexEntry> out;
+  while (true) {
+    errno = 0;
+    dirent* e = ::readdir(d);
+    if (!e) {
+      if (errno != 0) IoError("cannot list " + dir, errno);
+      break;
+    }
+    std::string_view name = e->d_name;
+    if (name == kTempName) {
+      if (saw_temp) *saw_temp = true;
+      continue;
+    }
+    if (e->d_type == DT_DIR) continue;
+    auto ip = ReservationAddress(name);
+    if (!ip) continue;
+    auto content = ReadAt(dir_fd, std::string(name), dir);
+    if (content) out.push_back({*ip, std::string(TrimSpace(*content))});
+  }
+  return out;
+}
+
 bool Before(const timespec& a, const timespec& b) {
   return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
 }
@@ -175,33 +206,22 @@ void Store::EnsureIndex() {
 }
 
 std::vector<IndexEntry> Store::ReadAll() {
-  cni::UniqueFd fd(::openat(dir_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) IoError("cannot open " + dir_, errno);
-  DIR* d = ::fdopendir(fd.get());
-  if (!d) IoError("cannot list " + dir_, errno);
-  fd.Release();  // owned by `d` now
-  std::unique_ptr<DIR, int (*)(DIR*)> closer(d, ::closedir);
-  std::vector<IndexEntry> out;
-  while (true) {
-    errno = 0;
-    dirent* e = ::readdir(d);
-    if (!e) {
-      if (errno != 0) IoError("cannot list " + dir_, errno);
-      break;
-    }
-    std::string_view name = e->d_name;
-    if (name == kTempName) {
-      BeginChange();
-      ::unlinkat(dir_fd_.get(), kTempName, 0);
-      continue;
-    }
-    if (e->d_type == DT_DIR) continue;
-    auto ip = ReservationAddress(name);
-    if (!ip) continue;
-    auto content = ReadAt(dir_fd_.get(), std::string(name), dir_);
-    if (content) out.push_back({*ip, std::string(TrimSpace(*content))});
+  bool saw_temp = false;
+  std::vector<IndexEntry> out = ReadFolder(dir_fd_.get(), dir_, &saw_temp);
+  if (saw_temp) {
+    BeginChange();
+    ::unlinkat(dir_fd_.get(), kTempName, 0);
   }
   return out;
+}
+
+std::optional<std::vector<IndexEntry>> ReadReservations(const std::string& network_dir) {
+  cni::UniqueFd fd(::open(network_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return std::nullopt;
+    IoError("cannot open " + network_dir, errno);
+  }
+  return ReadFolder(fd.get(), network_dir, nullptr);
 }
 
 std::vector<IndexEntry> Store::Scan() {

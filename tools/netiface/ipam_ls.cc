@@ -6,20 +6,13 @@
 
 #include "netiface/cli/table.h"
 #include "netiface/cni/error.h"
-#include "netiface/cni/file.h"
+#include "netiface/ipam/reservation.h"
+#include "netiface/ipam/store.h"
 
 namespace netiface::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Trim(std::string s) {
-  const char* ws = " \t\r\n\v\f";
-  s.erase(0, s.find_first_not_of(ws));
-  auto last = s.find_last_not_of(ws);
-  s.erase(last == std::string::npos ? 0 : last + 1);
-  return s;
-}
 
 // Names of the entries of `dir` (sorted); empty when it does not exist.
 std::vector<fs::directory_entry> Entries(const std::string& dir) {
@@ -33,35 +26,17 @@ std::vector<fs::directory_entry> Entries(const std::string& dir) {
   return out;
 }
 
+// The reservations of one network folder, through ipam's reader of the store's format.
 void ListNetwork(const std::string& dir, const std::string& network, std::vector<Reservation>& out) {
-  for (const auto& e : Entries(dir)) {
-    std::string name = e.path().filename().string();
-    if (name.empty() || name[0] == '.' || name == "lock" || name.rfind("last_reserved_ip", 0) == 0) continue;
-    std::error_code ec;
-    if (!e.is_regular_file(ec)) continue;
-    auto addr = cni::IpAddr::Parse(name);
-    if (!addr) continue;
-    auto content = cni::ReadFileIfExists(e.path().string());
-    if (!content) continue;  // released while we were listing
-    out.push_back(ParseReservation(network, *addr, *content));
+  auto entries = ipam::ReadReservations(dir);
+  if (!entries) return;
+  for (const auto& e : *entries) {
+    ipam::OwnerFields owner = ipam::SplitOwner(e.owner);
+    out.push_back({network, e.ip, std::string(owner.container_id), std::string(owner.ifname)});
   }
 }
 
 }  // namespace
-
-Reservation ParseReservation(const std::string& network, const cni::IpAddr& address, const std::string& content) {
-  Reservation r;
-  r.network = network;
-  r.address = address;
-  auto nl = content.find('\n');
-  if (nl == std::string::npos) {
-    r.container_id = Trim(content);
-  } else {
-    r.container_id = Trim(content.substr(0, nl));
-    r.ifname = Trim(content.substr(nl + 1));
-  }
-  return r;
-}
 
 std::vector<Reservation> ListReservations(const std::string& data_dir, const std::string& network) {
   std::vector<Reservation> out;

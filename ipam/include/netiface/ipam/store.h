@@ -35,6 +35,12 @@ namespace netiface::ipam {
 std::string NetworkDir(const StoreConfig& c);
 std::string IndexDir(const StoreConfig& c);
 
+// Every reservation under a network folder (<dataDir>/<network>), each file's content trimmed, in
+// directory order; nullopt when the folder does not exist. Read-only and takes no lock, so a listing
+// taken during an ADD or DEL may be one reservation behind. Throws Error(kIoFailure) when the folder
+// or a file in it cannot be read.
+std::optional<std::vector<IndexEntry>> ReadReservations(const std::string& network_dir);
+
 class Store {
  public:
   // Opens the network's folder and takes its lock, waiting at most c.lock_timeout_ms.

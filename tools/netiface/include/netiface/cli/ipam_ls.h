@@ -1,6 +1,6 @@
-// Reading a host-local data dir (<dataDir>/<network>/<ip> files holding "<containerID>\r\n<ifname>",
-// or only "<containerID>" in the legacy format) for `netiface ipam ls`. Read-only: takes no lock, so
-// a listing taken during an ADD or DEL may be one reservation behind.
+// Reading a host-local data dir for `netiface ipam ls` through ipam's one reader of the store's format
+// (ipam::ReadReservations, ipam::SplitOwner). The default data dir is ipam::kDefaultDataDir. Read-only:
+// takes no lock, so a listing taken during an ADD or DEL may be one reservation behind.
 #pragma once
 
 #include <string>
@@ -21,9 +21,6 @@ struct Reservation {
   std::string ifname;  // "" for a legacy (container ID only) file
   bool operator==(const Reservation&) const = default;
 };
-
-// One reservation file's contents: "<id>\r\n<ifname>" (also "\n"), or a legacy "<id>"; both trimmed.
-Reservation ParseReservation(const std::string& network, const cni::IpAddr& address, const std::string& content);
 
 // Every reservation of `network` under `data_dir` ("" = every network folder), sorted by network
 // then address. Only files named by an IP address count: lock, last_reserved_ip.*, dot-files and
