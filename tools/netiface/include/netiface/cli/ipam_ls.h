@@ -12,8 +12,6 @@
 
 namespace netiface::cli {
 
-inline constexpr char kDefaultIpamDataDir[] = "/var/lib/cni/networks";
-
 struct Reservation {
   std::string network;
   cni::IpAddr address;
