@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "netiface/cni/join.h"
 #include "netiface/netlink/socket.h"
 
 namespace netiface::agent {
@@ -110,7 +111,7 @@ Uplink SelectUplink(const UplinkQuery& q, const std::vector<nl::LinkInfo>& links
       if (link != nullptr) {
         if (auto ip = public_ip_of(*link, as_addr, &why)) return Make(q, addrs, *link, *ip);
       }
-      tried += (tried.empty() ? "" : "; ") + why;
+      cni::AppendMessage(tried, why);
     }
     throw UplinkError("no usable --iface: " + tried);
   }

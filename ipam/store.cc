@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/join.h"
 #include "netiface/cni/log.h"
 #include "netiface/ipam/reservation.h"
 
@@ -367,7 +368,7 @@ std::vector<IpAddr> Store::ReleaseAttachment(std::string_view container_id, std:
     try {
       if (ReleaseIfOwner(ip, owner)) released.push_back(ip);
     } catch (const cni::Error& e) {
-      errors += (errors.empty() ? "" : "; ") + std::string(e.what()) + ": " + e.details();
+      cni::AppendMessage(errors, std::string(e.what()) + ": " + e.details());
     }
   }
   if (!errors.empty()) throw cni::Error(cni::kIoFailure, "cannot release every address of the attachment", errors);

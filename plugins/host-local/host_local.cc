@@ -8,6 +8,7 @@
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
+#include "netiface/cni/join.h"
 #include "netiface/cni/log.h"
 #include "netiface/ipam/allocator.h"
 #include "netiface/ipam/config.h"
@@ -155,8 +156,9 @@ void Status(const cni::CmdArgs& args) {
         break;
       }
     }
-    if (!free) exhausted += (exhausted.empty() ? "" : "; ") + std::string("range set ") + std::to_string(idx) + " (" +
-                           cfg.range_sets[idx].ToString() + ")";
+    if (!free) {
+      cni::AppendMessage(exhausted, "range set " + std::to_string(idx) + " (" + cfg.range_sets[idx].ToString() + ")");
+    }
   }
   if (!exhausted.empty()) {
     throw Error(cni::kNotAvailable, "host-local: no free address in " + exhausted + ": an ADD cannot succeed");
@@ -177,7 +179,7 @@ void Gc(const cni::CmdArgs& args) {
         log::Info("host-local: GC released {} held by {}", r.ip.ToString(), ipam::DescribeOwner(r.owner));
       }
     } catch (const Error& e) {
-      errors += (errors.empty() ? "" : "; ") + std::string(e.what()) + ": " + e.details();
+      cni::AppendMessage(errors, std::string(e.what()) + ": " + e.details());
     }
   }
   if (!errors.empty()) throw Error(cni::kIoFailure, "host-local: GC could not release every stale address", errors);

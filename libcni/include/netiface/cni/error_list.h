@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/join.h"
 #include "netiface/cni/log.h"
 
 namespace netiface::cni {
@@ -41,10 +42,7 @@ class ErrorList {
   // Throws Error(first code, "<prefix>: m1; m2; ...", first details) when a step failed.
   void ThrowIfAny(std::string_view prefix) const {
     if (messages_.empty()) return;
-    std::string msg(prefix);
-    msg += ": ";
-    for (size_t i = 0; i < messages_.size(); ++i) msg += (i ? "; " : "") + messages_[i];
-    throw Error(code_, msg, details_);
+    throw Error(code_, std::string(prefix) + ": " + JoinMessages(messages_), details_);
   }
 
  private:
