@@ -1,6 +1,7 @@
 #include "netiface/ipam/config.h"
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/json_get.h"
 #include "netiface/cni/version.h"
 
 namespace netiface::ipam {
@@ -17,10 +18,9 @@ const json& IpamSection(const cni::NetConf& conf) {
 }
 
 std::string StringKey(const json& j, const char* key, const std::string& where) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
-  if (!it->is_string()) Invalid(where + "." + key + " must be a string, got " + it->dump());
-  return it->get<std::string>();
+  return cni::GetOptional<std::string>(j, key, [&](const json& v) {
+           Invalid(where + "." + key + " must be a string, got " + v.dump());
+         }).value_or("");
 }
 
 // "10.1.2.3" or "10.1.2.3/24" (the prefix length is accepted and ignored, as the reference's ip.IP).

@@ -1,6 +1,7 @@
 #include "netiface/flannel/delegate.h"
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/json_get.h"
 
 namespace netiface::flannel {
 namespace {
@@ -8,13 +9,12 @@ namespace {
 using nlohmann::json;
 
 std::string GetString(const json& raw, const char* key, std::string_view def) {
-  auto it = raw.find(key);
-  if (it == raw.end() || it->is_null()) return std::string(def);
-  if (!it->is_string() || it->get<std::string>().empty()) {
-    throw cni::Error(cni::kInvalidConfig, std::string("flannel: \"") + key + "\" must be a non-empty string",
-                     it->dump());
+  const json* v = cni::FindSet(raw, key);
+  if (!v) return std::string(def);
+  if (!v->is_string() || v->get_ref<const std::string&>().empty()) {
+    cni::ThrowInvalidValue("flannel", key, "must be a non-empty string", *v);
   }
-  return it->get<std::string>();
+  return v->get<std::string>();
 }
 
 }  // namespace

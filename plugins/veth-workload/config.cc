@@ -7,54 +7,43 @@
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
+#include "netiface/cni/json_get.h"
 
 namespace netiface::veth_workload {
 namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void Invalid(const std::string& key, const std::string& what, const json& value = nullptr) {
-  throw cni::Error(cni::kInvalidConfig, "veth-workload: \"" + key + "\" " + what,
-                   value.is_null() ? std::string() : value.dump());
-}
+using cni::FindSet;
 
-const json* Find(const json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return nullptr;
-  return &*it;
+constexpr std::string_view kOwner = "veth-workload";
+
+[[noreturn]] void Invalid(const std::string& key, const std::string& what, const json& value = nullptr) {
+  cni::ThrowInvalidValue(kOwner, key, what, value);
 }
 
 bool GetBool(const json& obj, const char* key, const std::string& path, bool def) {
-  const json* v = Find(obj, key);
-  if (!v) return def;
-  if (!v->is_boolean()) Invalid(path, "must be a boolean", *v);
-  return v->get<bool>();
+  return cni::GetOptional<bool>(obj, key, kOwner, path).value_or(def);
 }
 
 std::string GetString(const json& obj, const char* key, const std::string& path, std::string def) {
-  const json* v = Find(obj, key);
-  if (!v) return def;
-  if (!v->is_string()) Invalid(path, "must be a string", *v);
-  return v->get<std::string>();
+  return cni::GetOptional<std::string>(obj, key, kOwner, path).value_or(std::move(def));
 }
 
 int GetInt(const json& obj, const char* key, int def, int min, int max) {
-  const json* v = Find(obj, key);
-  if (!v) return def;
-  if (!v->is_number_integer()) Invalid(key, "must be an integer", *v);
-  long long n = v->get<long long>();
-  if (n < min || n > max) {
-    Invalid(key, "must be between " + std::to_string(min) + " and " + std::to_string(max), *v);
+  auto n = cni::GetOptional<int64_t>(obj, key, kOwner, key);
+  if (!n) return def;
+  if (*n < min || *n > max) {
+    Invalid(key, "must be between " + std::to_string(min) + " and " + std::to_string(max), *FindSet(obj, key));
   }
-  return static_cast<int>(n);
+  return static_cast<int>(*n);
 }
 
 bool IsLinkNameChar(unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; }
 
 // A non-empty JSON array of strings at obj[key], or nullopt when absent/null.
 std::optional<std::vector<std::string>> StringList(const json& obj, const char* key, const std::string& path) {
-  const json* v = Find(obj, key);
+  const json* v = FindSet(obj, key);
   if (!v) return std::nullopt;
   if (!v->is_array()) Invalid(path, "must be an array of strings", *v);
   std::vector<std::string> out;
@@ -67,7 +56,7 @@ std::optional<std::vector<std::string>> StringList(const json& obj, const char* 
 
 const json& ArgsCni(const cni::NetConf& conf) {
   static const json kEmpty = json::object();
-  const json* cni = Find(conf.args, "cni");
+  const json* cni = FindSet(conf.args, "cni");
   if (!cni) return kEmpty;
   if (!cni->is_object()) Invalid("args.cni", "must be an object", *cni);
   return *cni;
@@ -109,13 +98,13 @@ Config ParseConfig(const cni::NetConf& conf) {
   c.data_dir = GetString(raw, "dataDir", "dataDir", std::string(kDefaultDataDir));
   if (c.data_dir.empty()) Invalid("dataDir", "must not be empty");
 
-  if (const json* fc = Find(raw, "featureControl")) {
+  if (const json* fc = FindSet(raw, "featureControl")) {
     if (!fc->is_object()) Invalid("featureControl", "must be an object", *fc);
     c.feature_ip_addrs_no_ipam = GetBool(*fc, "ipAddrsNoIpam", "featureControl.ipAddrsNoIpam", false);
     c.feature_floating_ips = GetBool(*fc, "floatingIps", "featureControl.floatingIps", false);
   }
   c.ip_masq = GetBool(raw, "ipMasq", "ipMasq", false);
-  if (const json* b = Find(raw, "ipMasqBackend")) c.ip_masq_backend = *b;
+  if (const json* b = FindSet(raw, "ipMasqBackend")) c.ip_masq_backend = *b;
   if (conf.dns && !conf.dns->empty()) c.dns = conf.dns;
   GetString(raw, "logFile", "logFile", "");
   GetString(raw, "logLevel", "logLevel", "");
@@ -187,10 +176,10 @@ AddRequest ParseAddRequest(const Config& c, const cni::CmdArgs& args) {
     }
     return *mac;
   };
-  if (const json* m = Find(conf.runtime_config, "mac")) {
+  if (const json* m = FindSet(conf.runtime_config, "mac")) {
     if (!m->is_string()) Invalid("runtimeConfig.mac", "must be a string", *m);
     r.mac = check_mac(m->get<std::string>(), "runtimeConfig.mac", cni::kInvalidConfig);
-  } else if (const json* m2 = Find(args_cni, "mac")) {
+  } else if (const json* m2 = FindSet(args_cni, "mac")) {
     if (!m2->is_string()) Invalid("args.cni.mac", "must be a string", *m2);
     r.mac = check_mac(m2->get<std::string>(), "args.cni.mac", cni::kInvalidConfig);
   } else if (auto m3 = cni_args.Get("MAC"); m3 && !m3->empty()) {
@@ -223,7 +212,7 @@ AddRequest ParseAddRequest(const Config& c, const cni::CmdArgs& args) {
   }
 
   // "floatingIPs" as Calico's annotation spells it; "floatingIps" is accepted too.
-  const char* floating_key = Find(args_cni, "floatingIPs") ? "floatingIPs" : "floatingIps";
+  const char* floating_key = FindSet(args_cni, "floatingIPs") ? "floatingIPs" : "floatingIps";
   const std::string floating_path = std::string("args.cni.") + floating_key;
   if (auto floating = StringList(args_cni, floating_key, floating_path)) {
     if (!c.feature_floating_ips) Invalid(floating_path, "needs featureControl.floatingIps to be enabled");
