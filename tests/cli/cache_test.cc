@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "netiface/cni/cache.h"
 #include "netiface/cni/error.h"
+#include "netiface/cni/runtime/cache.h"
 #include "testutil.h"
 
 namespace netiface::cni {

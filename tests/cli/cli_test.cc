@@ -7,7 +7,7 @@
 #include "fake_plugins.h"
 #include "netiface/cli/cli.h"
 #include "netiface/cni/build_info.h"
-#include "netiface/cni/cache.h"
+#include "netiface/cni/runtime/cache.h"
 #include "testutil.h"
 
 namespace netiface::cli {

@@ -4,7 +4,7 @@
 
 #include "fake_plugins.h"
 #include "netiface/cni/error.h"
-#include "netiface/cni/runtime.h"
+#include "netiface/cni/runtime/runtime.h"
 #include "testutil.h"
 
 namespace netiface::cni {

@@ -14,7 +14,7 @@
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
 #include "netiface/cni/result.h"
-#include "netiface/cni/runtime.h"
+#include "netiface/cni/runtime/runtime.h"
 #include "netiface/cni/skel.h"
 #include "netiface/cni/version.h"
 

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "netiface/cni/cache.h"
 #include "netiface/cni/config.h"
+#include "netiface/cni/runtime/cache.h"
 
 namespace netiface::cli {
 

@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "netiface/cni/cache.h"
 #include "netiface/cni/config.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/exec.h"
+#include "netiface/cni/runtime/cache.h"
 
 namespace netiface::cni {
 

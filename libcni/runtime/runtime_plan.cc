@@ -7,7 +7,7 @@
 #include "netiface/cni/file.h"
 #include "netiface/cni/log.h"
 #include "netiface/cni/result.h"
-#include "netiface/cni/runtime.h"
+#include "netiface/cni/runtime/runtime.h"
 
 namespace netiface::cni {
 namespace {

@@ -1,5 +1,5 @@
 // The applying half of runtime.h: executes a conflist's plugins and keeps the result cache.
-#include "netiface/cni/runtime.h"
+#include "netiface/cni/runtime/runtime.h"
 
 #include <algorithm>
 #include <exception>
