@@ -11,6 +11,7 @@
 #include "netiface/cni/runtime/cache.h"
 #include "netiface/cni/runtime/runtime.h"
 #include "netiface/cli/ipam_ls.h"
+#include "netiface/ipam/config.h"
 
 namespace netiface::cli {
 namespace {
@@ -49,7 +50,7 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
   inv.ifname = EnvOr(ctx, "CNI_IFNAME", "eth0");
   inv.args = EnvOr(ctx, "CNI_ARGS", "");
   inv.cap_args = EnvOr(ctx, "CAP_ARGS", "");
-  inv.data_dir = kDefaultIpamDataDir;
+  inv.data_dir = std::string(ipam::kDefaultDataDir);
   inv.etcd_endpoints = EnvOr(ctx, "FLANNELD_ETCD_ENDPOINTS", "http://127.0.0.1:4001,http://127.0.0.1:2379");
   inv.etcd_prefix = EnvOr(ctx, "FLANNELD_ETCD_PREFIX", "/coreos.com/network");
   inv.etcd_cafile = EnvOr(ctx, "FLANNELD_ETCD_CAFILE", "");
