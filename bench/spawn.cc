@@ -1,13 +1,12 @@
 #include "spawn.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <stdexcept>
+#include <optional>
+#include <utility>
+
+#include "netiface/cni/error.h"
+#include "netiface/cni/process.h"
 
 namespace netiface::bench {
 
@@ -18,52 +17,26 @@ static double NowMs() {
 }
 
 Outcome Spawn(const Call& call) {
-  int in[2], out[2];
-  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
-  std::vector<std::string> env_strs;
-  for (const auto& [k, v] : call.env) env_strs.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strs) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string path = call.path;
-  char* argv[] = {path.data(), nullptr};
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-
+  cni::SpawnSpec spec;
+  spec.argv = {call.path};
+  spec.env = call.env;
+  spec.stdin_data = call.stdin_data;
+  spec.stderr_mode = cni::Stderr::kDiscard;
+  // As a runtime starts a plugin: the plugin's own delegates are spread by libcni, the plugin is not.
+  spec.placement = cni::Placement::kAsSpawned;
   Outcome o;
   double start = NowMs();
-  pid_t pid;
-  int rc = posix_spawn(&pid, path.c_str(), &fa, nullptr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  close(in[0]);
-  close(out[1]);
-  if (rc != 0) {
-    close(in[1]);
-    close(out[0]);
-    return o;
+  std::optional<cni::Process> child;
+  try {
+    child.emplace(cni::Process::Spawn(spec));
+  } catch (const cni::Error&) {
+    return o;  // not started: exit_code stays -1
   }
-  // Configs are small (< pipe buffer), so writing all of stdin before reading stdout cannot deadlock.
-  size_t off = 0;
-  while (off < call.stdin_data.size()) {
-    ssize_t k = write(in[1], call.stdin_data.data() + off, call.stdin_data.size() - off);
-    if (k <= 0) break;
-    off += k;
-  }
-  close(in[1]);
-  char buf[16384];
-  ssize_t k;
-  while ((k = read(out[0], buf, sizeof buf)) > 0) o.out.append(buf, k);
-  close(out[0]);
-  int status = 0;
-  rusage ru{};
-  wait4(pid, &status, 0, &ru);
+  cni::ProcessOutput out = child->Wait();
   o.ms = NowMs() - start;
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  o.max_rss_kb = ru.ru_maxrss;
+  o.exit_code = out.exit_code;
+  o.max_rss_kb = out.max_rss_kb;
+  o.out = std::move(out.stdout_data);
   return o;
 }
 

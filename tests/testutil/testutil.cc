@@ -1,8 +1,5 @@
 #include "testutil.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,10 +8,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
+
+#include "netiface/cni/error.h"
+#include "netiface/cni/process.h"
 
 extern char** environ;
 
@@ -42,66 +43,20 @@ nlohmann::json RunResult::Json() const {
 
 RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
               const std::string& stdin_data) {
-  int in[2], out[2], err[2];
-  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) throw std::runtime_error("pipe");
-  std::vector<std::string> env_strs;
-  for (const auto& [k, v] : env) env_strs.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strs) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& s : argv_copy) args.push_back(s.data());
-  args.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork");
-  if (pid == 0) {
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    execve(args[0], args.data(), envp.data());
-    _exit(127);
+  cni::SpawnSpec spec;
+  spec.argv = argv;
+  spec.env = env;
+  spec.stdin_data = stdin_data;
+  spec.stderr_mode = cni::Stderr::kCapture;
+  spec.placement = cni::Placement::kAsSpawned;
+  std::optional<cni::Process> child;
+  try {
+    child.emplace(cni::Process::Spawn(spec));
+  } catch (const cni::Error& e) {
+    return RunResult{127, "", e.what()};  // what a shell reports for a command it cannot execute
   }
-  close(in[0]);
-  close(out[1]);
-  close(err[1]);
-  // Feed stdin and drain both outputs without deadlocking on full pipes.
-  RunResult r;
-  size_t written = 0;
-  int in_fd = in[1];
-  if (stdin_data.empty()) { close(in_fd); in_fd = -1; }
-  bool out_open = true, err_open = true;
-  while (out_open || err_open || in_fd >= 0) {
-    pollfd fds[3];
-    int n = 0;
-    int oi = -1, ei = -1, ii = -1;
-    if (out_open) { oi = n; fds[n++] = {out[0], POLLIN, 0}; }
-    if (err_open) { ei = n; fds[n++] = {err[0], POLLIN, 0}; }
-    if (in_fd >= 0) { ii = n; fds[n++] = {in_fd, POLLOUT, 0}; }
-    if (poll(fds, n, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    char buf[65536];
-    if (oi >= 0 && fds[oi].revents) {
-      ssize_t k = read(out[0], buf, sizeof buf);
-      if (k > 0) r.out.append(buf, k); else out_open = false;
-    }
-    if (ei >= 0 && fds[ei].revents) {
-      ssize_t k = read(err[0], buf, sizeof buf);
-      if (k > 0) r.err.append(buf, k); else err_open = false;
-    }
-    if (ii >= 0 && fds[ii].revents) {
-      ssize_t k = write(in_fd, stdin_data.data() + written, stdin_data.size() - written);
-      if (k > 0) written += k;
-      if (k <= 0 || written == stdin_data.size()) { close(in_fd); in_fd = -1; }
-    }
-  }
-  close(out[0]);
-  close(err[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
+  cni::ProcessOutput out = child->Wait();
+  return RunResult{out.exit_code, std::move(out.stdout_data), std::move(out.stderr_data)};
 }
 
 static std::map<std::string, std::string> InheritedEnv() {
