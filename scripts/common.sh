@@ -10,6 +10,7 @@ NETIFACE_PACKAGES=(
   libgtest-dev libgmock-dev libssl-dev libnftables-dev libcurl4-openssl-dev
   iproute2 iputils-ping util-linux procps nftables iptables
   containernetworking-plugins etcd-server etcd-client curl openssl
+  clang-format clang-tidy
 )
 
 # Installs the packages that are not installed yet (apt-get update only when something is missing).
