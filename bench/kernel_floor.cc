@@ -42,8 +42,8 @@ FloorReport RunRoutedFloor(int n) {
     nl::AddRoute(ctr, {.dst = Net("169.254.1.1/32"), .ifindex = eth0->index, .scope = RT_SCOPE_LINK});
     nl::AddRoute(ctr, {.dst = Net("0.0.0.0/0"), .gw = *IpAddr::Parse("169.254.1.1"), .ifindex = eth0->index});
     for (const char* k : {"proxy_arp", "forwarding", "route_localnet"})
-      nl::WriteSysctl(nullptr, "net/ipv4/conf/" + hname + "/" + k, "1");
-    nl::WriteSysctl(nullptr, "net/ipv4/neigh/" + hname + "/proxy_delay", "0");
+      nl::RequireSysctl(nullptr, "net/ipv4/conf/" + hname + "/" + k, "1");
+    nl::RequireSysctl(nullptr, "net/ipv4/neigh/" + hname + "/proxy_delay", "0");
     nl::SetLinkUp(host, hname);
     auto hl = nl::FindLink(host, hname);
     nl::AddRoute(host, {.dst = IpNet::Host(ip), .ifindex = hl->index, .scope = RT_SCOPE_LINK});

@@ -1,5 +1,6 @@
 #include "netiface/cni/error.h"
 
+#include <cstring>
 #include <utility>
 
 namespace netiface::cni {
@@ -9,6 +10,12 @@ Error::Error(int code, std::string msg, std::string details)
       code_(code),
       msg_(std::move(msg)),
       details_(std::move(details)) {}
+
+Error Error::FromErrno(int code, int err, const std::string& msg, std::string details) {
+  Error e(code, msg + ": " + std::strerror(err), std::move(details));
+  e.sys_errno_ = err;
+  return e;
+}
 
 nlohmann::json Error::ToJson(const std::string& cni_version) const {
   nlohmann::json j = nlohmann::json::object();

@@ -3,6 +3,7 @@
 #include <linux/netlink.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <optional>
@@ -88,18 +89,37 @@ Socket::~Socket() {
   if (sock_ != nullptr) nl_socket_free(sock_);
 }
 
+// The errno a libnl code stands for, when the kernel's own report is not at hand (libnl's checks
+// before sending, replies it parsed itself); 0 for codes with no errno meaning.
+int ErrnoOf(int nle) {
+  switch (nle) {
+    case NLE_EXIST: return EEXIST;
+    case NLE_OBJ_NOTFOUND: return ENOENT;
+    case NLE_NODEV: return ENODEV;
+    case NLE_NOADDR: return EADDRNOTAVAIL;
+    case NLE_PERM: return EPERM;
+    case NLE_NOACCESS: return EACCES;
+    case NLE_BUSY: return EBUSY;
+    case NLE_NOMEM: return ENOMEM;
+    case NLE_INVAL: return EINVAL;
+    case NLE_RANGE: return ERANGE;
+    case NLE_AGAIN: return EAGAIN;
+    case NLE_OPNOTSUPP: return EOPNOTSUPP;
+    case NLE_AF_NOSUPPORT: return EAFNOSUPPORT;
+    default: return 0;
+  }
+}
+
 int Check(int rc, const std::string& what) {
   if (rc >= 0) return rc;
-  std::string cause;
   KernelError last = std::move(g_last_error);
   g_last_error = {};
   if (last.error != 0 && nl_syserr2nlerr(last.error) == -rc) {
-    cause = strerror(last.error);
-    if (!last.text.empty()) cause += " (" + last.text + ")";
-  } else {
-    cause = nl_geterror(rc);
+    // The kernel's extended-ACK text, when it sent one, is the error's details.
+    throw cni::Error::FromErrno(cni::kNetlink, last.error, what, last.text);
   }
-  throw cni::Error(cni::kNetlink, what + ": " + cause);
+  if (int err = ErrnoOf(-rc); err != 0) throw cni::Error::FromErrno(cni::kNetlink, err, what);
+  throw cni::Error(cni::kNetlink, what + ": " + nl_geterror(rc));
 }
 
 bool IsExists(int rc) { return rc == -NLE_EXIST; }

@@ -43,22 +43,28 @@ int OpenSysctl(const NetNs* ns, const std::string& key, int flags) {
 
 }  // namespace
 
-void WriteSysctl(const NetNs* ns, const std::string& key, const std::string& value) {
-  auto fail = [&](int err) {
-    return cni::Error(cni::kIoFailure, "failed to set sysctl " + key + " to " + value + ": " + strerror(err));
-  };
+bool WriteSysctl(const NetNs* ns, const std::string& key, const std::string& value) {
+  const std::string what = "failed to set sysctl " + key + " to " + value;
   int rc = OpenSysctl(ns, key, O_WRONLY);
-  if (rc < 0) throw fail(-rc);
+  if (rc == -ENOENT) return false;
+  if (rc < 0) throw cni::Error::FromErrno(cni::kIoFailure, -rc, what);
   cni::UniqueFd fd(rc);
   ssize_t n = write(fd.get(), value.data(), value.size());
-  if (n < 0) throw fail(errno);
-  if (static_cast<size_t>(n) != value.size()) throw fail(EIO);
+  if (n < 0) throw cni::Error::FromErrno(cni::kIoFailure, errno, what);
+  if (static_cast<size_t>(n) != value.size()) throw cni::Error::FromErrno(cni::kIoFailure, EIO, what);
+  return true;
+}
+
+void RequireSysctl(const NetNs* ns, const std::string& key, const std::string& value) {
+  if (!WriteSysctl(ns, key, value)) {
+    throw cni::Error::FromErrno(cni::kIoFailure, ENOENT, "failed to set sysctl " + key + " to " + value);
+  }
 }
 
 std::optional<std::string> ReadSysctl(const NetNs* ns, const std::string& key) {
   int rc = OpenSysctl(ns, key, O_RDONLY);
   if (rc == -ENOENT) return std::nullopt;
-  if (rc < 0) throw cni::Error(cni::kIoFailure, "failed to read sysctl " + key + ": " + strerror(-rc));
+  if (rc < 0) throw cni::Error::FromErrno(cni::kIoFailure, -rc, "failed to read sysctl " + key);
   cni::UniqueFd fd(rc);
   std::string out;
   char buf[512];
@@ -66,7 +72,7 @@ std::optional<std::string> ReadSysctl(const NetNs* ns, const std::string& key) {
     ssize_t n = read(fd.get(), buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw cni::Error(cni::kIoFailure, "failed to read sysctl " + key + ": " + strerror(errno));
+      throw cni::Error::FromErrno(cni::kIoFailure, errno, "failed to read sysctl " + key);
     }
     if (n == 0) break;
     out.append(buf, n);

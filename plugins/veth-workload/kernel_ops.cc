@@ -87,12 +87,12 @@ nl::Socket& KernelOps::Container() {
 }
 
 void KernelOps::WriteSysctls(const nl::NetNs* ns, const std::vector<Sysctl>& sysctls) {
+  // An optional key may be absent; a denied or refused write is an error either way.
   for (const auto& s : sysctls) {
-    try {
-      nl::WriteSysctl(ns, s.key, s.value);
-    } catch (const cni::Error& e) {
-      if (!s.optional) throw;
-      log::Debug("veth-workload: optional sysctl not set: {}", e.what());
+    if (!s.optional) {
+      nl::RequireSysctl(ns, s.key, s.value);
+    } else if (!nl::WriteSysctl(ns, s.key, s.value)) {
+      log::Debug("veth-workload: optional sysctl {} is absent", s.key);
     }
   }
 }

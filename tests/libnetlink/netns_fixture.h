@@ -67,4 +67,16 @@ std::string ExpectError(int code, F&& f) {
   return {};
 }
 
+// The errno of the cni::Error `f` throws (-1 when it throws none).
+template <typename F>
+int ErrnoOf(F&& f) {
+  try {
+    f();
+  } catch (const cni::Error& e) {
+    return e.sys_errno();
+  }
+  ADD_FAILURE() << "no cni::Error thrown";
+  return -1;
+}
+
 }  // namespace netiface::nl

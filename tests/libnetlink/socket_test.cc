@@ -2,6 +2,8 @@
 
 #include <sys/socket.h>
 
+#include <cerrno>
+
 #include <gtest/gtest.h>
 #include <netlink/errno.h>
 
@@ -25,6 +27,13 @@ TEST(Check, ThrowsNetlinkErrorNamingTheOperation) {
     EXPECT_EQ(e.code(), cni::kNetlink);
     EXPECT_EQ(e.msg().rfind("failed to frobnicate eth0: ", 0), 0u) << e.msg();
     EXPECT_NE(e.msg().find("exists"), std::string::npos) << e.msg();
+    EXPECT_EQ(e.sys_errno(), EEXIST);  // what callers branch on
+  }
+  try {
+    Check(-NLE_MSG_TOOSHORT, "x");
+    FAIL() << "no throw";
+  } catch (const cni::Error& e) {
+    EXPECT_EQ(e.sys_errno(), 0);  // a libnl code with no errno meaning
   }
 }
 

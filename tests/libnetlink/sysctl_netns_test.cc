@@ -1,5 +1,7 @@
 #include "netiface/netlink/sysctl.h"
 
+#include <cerrno>
+
 #include <gtest/gtest.h>
 
 #include "netns_fixture.h"
@@ -32,13 +34,33 @@ TEST_F(SysctlTest, PerLinkKeys) {
   EXPECT_FALSE(ReadSysctl(&*host_ns_, "net/ipv4/conf/eth0/proxy_arp"));
 }
 
-TEST_F(SysctlTest, ErrorsNameTheKey) {
+TEST_F(SysctlTest, AnAbsentKeyIsAResultADeniedOneAnError) {
   EXPECT_FALSE(ReadSysctl(&*pod_ns_, "net/ipv4/conf/nolink/proxy_arp"));
-  std::string msg =
-      ExpectError(cni::kIoFailure, [&] { WriteSysctl(&*pod_ns_, "net/ipv4/conf/nolink/proxy_arp", "1"); });
-  EXPECT_EQ(msg, "failed to set sysctl net/ipv4/conf/nolink/proxy_arp to 1: No such file or directory");
-  msg = ExpectError(cni::kIoFailure, [&] { WriteSysctl(&*pod_ns_, "net/ipv4/ip_forward", "banana"); });
-  EXPECT_NE(msg.find("net/ipv4/ip_forward"), std::string::npos) << msg;
+  EXPECT_FALSE(WriteSysctl(&*pod_ns_, "net/ipv4/conf/nolink/proxy_arp", "1"));
+  EXPECT_TRUE(WriteSysctl(&*pod_ns_, "net/ipv4/ip_forward", "1"));
+  try {
+    RequireSysctl(&*pod_ns_, "net/ipv4/conf/nolink/proxy_arp", "1");
+    ADD_FAILURE() << "no error";
+  } catch (const cni::Error& e) {
+    EXPECT_EQ(e.code(), cni::kIoFailure);
+    EXPECT_EQ(e.sys_errno(), ENOENT);
+    EXPECT_EQ(e.msg(), "failed to set sysctl net/ipv4/conf/nolink/proxy_arp to 1: No such file or directory");
+  }
+  // Read-only even for root (mode 0444): denied, not absent, and the errno says so.
+  try {
+    WriteSysctl(&*pod_ns_, "net/ipv4/conf/all/mc_forwarding", "1");
+    ADD_FAILURE() << "no error";
+  } catch (const cni::Error& e) {
+    EXPECT_EQ(e.code(), cni::kIoFailure);
+    EXPECT_EQ(e.sys_errno(), EACCES) << e.what();
+  }
+  try {
+    WriteSysctl(&*pod_ns_, "net/ipv4/ip_forward", "banana");
+    ADD_FAILURE() << "no error";
+  } catch (const cni::Error& e) {
+    EXPECT_EQ(e.sys_errno(), EINVAL) << e.what();
+    EXPECT_NE(e.msg().find("net/ipv4/ip_forward"), std::string::npos) << e.msg();
+  }
   ExpectError(cni::kInvalidConfig, [&] { WriteSysctl(&*pod_ns_, "net/../../etc/passwd", "x"); });
   ExpectError(cni::kInvalidConfig, [&] { ReadSysctl(nullptr, "/net/ipv4/ip_forward"); });
 }

@@ -30,8 +30,13 @@ enum Code : int {
 class Error : public std::runtime_error {
  public:
   Error(int code, std::string msg, std::string details = {});
+  // A failed system call or kernel request: msg + ": " + strerror(err), and err kept as the cause, so that
+  // callers branch on sys_errno() (EEXIST, ENOENT, EACCES, ...) and never on the text.
+  static Error FromErrno(int code, int err, const std::string& msg, std::string details = {});
 
   int code() const noexcept { return code_; }
+  // The errno that caused this error; 0 when it has none (a config error, a delegate's error).
+  int sys_errno() const noexcept { return sys_errno_; }
   const std::string& msg() const noexcept { return msg_; }
   const std::string& details() const noexcept { return details_; }
 
@@ -43,6 +48,7 @@ class Error : public std::runtime_error {
 
  private:
   int code_;
+  int sys_errno_ = 0;
   std::string msg_;
   std::string details_;
 };

@@ -43,8 +43,8 @@ struct VethSpec {
   std::string peer_mac;          // "" = kernel's choice
   int master_index = 0;          // > 0: `name` is enslaved to this link in the same request
 };
-// One RTM_NEWLINK request; never creates-then-moves. Throws cni::Error(kNetlink) on failure, with
-// IsExists() semantics reported as an Error whose message contains "exists".
+// One RTM_NEWLINK request; never creates-then-moves. Throws cni::Error(kNetlink) on failure; its
+// sys_errno() is EEXIST when either name is taken (nothing is left behind then).
 void CreateVeth(Socket& s, const VethSpec& spec);
 // Creates a bridge; returns false when a bridge of that name already exists (a race with another
 // ADD is fine); throws cni::Error(kInvalidConfig) when the name is taken by a link that is not a bridge.

@@ -29,8 +29,10 @@ class Socket {
   nl_sock* sock_ = nullptr;
 };
 
-// Converts a negative libnl return code into cni::Error(kNetlink, "<what>: <nl_geterror>").
-// Returns `rc` unchanged when it is >= 0. The only function that interprets NLE_* codes.
+// Converts a negative libnl return code into cni::Error(kNetlink, "<what>: <cause>") whose sys_errno()
+// is the errno the kernel reported (or the one the NLE_* code stands for; 0 when none does) and whose
+// details are the kernel's extended-ACK message, if any. Returns `rc` unchanged when it is >= 0.
+// The only function that interprets NLE_* codes: callers branch on sys_errno(), never on the text.
 int Check(int rc, const std::string& what);
 // True when `rc` is the libnl code for "object exists" / "object not found".
 bool IsExists(int rc);
