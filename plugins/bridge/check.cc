@@ -1,7 +1,6 @@
-// CHECK: compares the kernel with prevResult (comparisons in plan.cc), as the reference minus its bug
-// with gateway-less routes.
-#include <sys/socket.h>
-
+// CHECK: observe (Ops::Observe, one read of the kernel and the rules), then compare (CompareAttachment,
+// pure; the address and route comparisons are plan.cc's), as the reference minus its bug with
+// gateway-less routes.
 #include <set>
 #include <string>
 #include <vector>
@@ -10,13 +9,6 @@
 #include "netiface/bridge/config.h"
 #include "netiface/bridge/plan.h"
 #include "netiface/cni/error.h"
-#include "netiface/cni/exec.h"
-#include "netiface/nat/nat.h"
-#include "netiface/netlink/addr.h"
-#include "netiface/netlink/link.h"
-#include "netiface/netlink/netns.h"
-#include "netiface/netlink/route.h"
-#include "netiface/netlink/socket.h"
 
 namespace netiface::bridge {
 namespace {
@@ -40,10 +32,9 @@ ResultIfaces FindIfaces(const cni::Result& r, const Config& c, const std::string
   return f;
 }
 
-void CheckLinks(nl::Socket& host, nl::Socket& ctr, const cni::Result& prev, const ResultIfaces& f,
-                const Config& c, const std::string& ifname, std::vector<std::string>& problems,
-                int& ctr_index) {
-  auto br = nl::FindLink(host, c.bridge);
+void CompareLinks(const Config& c, const cni::Result& prev, const ResultIfaces& f, const std::string& ifname,
+                  const Observed& o, std::vector<std::string>& problems) {
+  const auto& br = o.bridge;
   if (!br || br->kind != "bridge") {
     problems.push_back("bridge \"" + c.bridge + "\" does not exist");
     return;
@@ -53,19 +44,18 @@ void CheckLinks(nl::Socket& host, nl::Socket& ctr, const cni::Result& prev, cons
                        prev.interfaces[f.bridge].mac);
   }
   if (c.promisc && !br->promisc) problems.push_back("bridge \"" + c.bridge + "\" is not promiscuous");
-  auto link = nl::FindLink(ctr, ifname);
+  const auto& link = o.container_link;
   if (!link) {
     problems.push_back("interface \"" + ifname + "\" is not in the sandbox");
     return;
   }
-  ctr_index = link->index;
   if (link->kind != "veth") problems.push_back("interface \"" + ifname + "\" is not a veth");
   const auto& want_ctr = prev.interfaces[f.container];
   if (!want_ctr.mac.empty() && want_ctr.mac != link->mac) {
     problems.push_back("interface \"" + ifname + "\" has MAC " + link->mac + ", result says " + want_ctr.mac);
   }
   // The peer as the kernel sees it now: enslaving may have changed its MAC since the result was made.
-  auto peer = nl::FindLinkByIndex(host, link->peer_index);
+  const auto& peer = o.host_peer;
   if (!peer) {
     problems.push_back("the host peer of \"" + ifname + "\" does not exist");
     return;
@@ -85,55 +75,54 @@ void CheckLinks(nl::Socket& host, nl::Socket& ctr, const cni::Result& prev, cons
   }
 }
 
+// The masquerade CHECK verifies: ipMasq with addresses in the result.
+std::optional<nat::Spec> MasqOf(const Config& c, const cni::Result& prev, const std::string& container_id,
+                                const std::string& ifname) {
+  if (!c.ip_masq) return std::nullopt;
+  std::vector<cni::IpNet> addrs;
+  for (const auto& ip : prev.ips) addrs.push_back(ip.address);
+  if (addrs.empty()) return std::nullopt;
+  return nat::Spec{{c.network, container_id, ifname}, addrs, {}};
+}
+
 }  // namespace
 
-void Check(const cni::CmdArgs& args) {
-  const Config c = ParseConfig(args.conf);
-  if (!args.conf.prev_result) throw cni::Error(cni::kInvalidConfig, "bridge: CHECK requires a prevResult");
-  const cni::Result& prev = *args.conf.prev_result;
-  if (!c.ipam_type.empty()) cni::Delegate("CHECK", c.ipam_type, cni::DelegateConf::Own(args), args);
-
-  const ResultIfaces f = FindIfaces(prev, c, args.ifname);
-  if (f.container < 0) {
-    throw cni::Error(cni::kInvalidConfig,
-                     "bridge: prevResult has no sandbox interface named \"" + args.ifname + "\"");
-  }
-  auto ns = nl::NetNs::Open(args.netns);
-  if (!ns) throw cni::Error(cni::kInvalidEnv, "CNI_NETNS: " + args.netns + " does not exist");
-  nl::Socket host = nl::Socket::Open();
-  nl::Socket ctr = nl::Socket::OpenIn(*ns);
-
+std::vector<std::string> CompareAttachment(const Config& c, const cni::Result& prev, const std::string& ifname,
+                                           const Observed& o) {
+  const ResultIfaces f = FindIfaces(prev, c, ifname);
   std::vector<std::string> problems;
-  int ctr_index = 0;
-  CheckLinks(host, ctr, prev, f, c, args.ifname, problems, ctr_index);
-  if (ctr_index > 0) {
-    std::vector<cni::IpNet> want_addrs, have_addrs;
+  if (f.container < 0) {
+    problems.push_back("prevResult has no sandbox interface named \"" + ifname + "\"");
+    return problems;
+  }
+  CompareLinks(c, prev, f, ifname, o, problems);
+  if (o.container_link) {
+    std::vector<cni::IpNet> want_addrs;
     for (const auto& ip : prev.ips) {
       if (!ip.interface || *ip.interface == f.container) want_addrs.push_back(ip.address);
     }
-    for (const auto& a : nl::ListAddresses(ctr, ctr_index, AF_UNSPEC)) have_addrs.push_back(a.local);
-    for (auto& p : MissingAddresses(want_addrs, have_addrs)) problems.push_back(std::move(p));
+    for (auto& p : MissingAddresses(want_addrs, o.container_addresses)) problems.push_back(std::move(p));
+    for (auto& p : MissingRoutes(prev.routes, GatewaysOf(prev.ips), o.container_routes)) {
+      problems.push_back(std::move(p));
+    }
+  }
+  if (o.nat_problem) problems.push_back(*o.nat_problem);
+  return problems;
+}
 
-    std::set<int> tables;
-    for (const auto& r : prev.routes) tables.insert(r.table.value_or(0));
-    std::vector<nl::RouteInfo> have_routes;
-    for (int t : tables) {
-      auto rs = nl::ListRoutes(ctr, AF_UNSPEC, t);
-      have_routes.insert(have_routes.end(), rs.begin(), rs.end());
-    }
-    for (auto& p : MissingRoutes(prev.routes, GatewaysOf(prev.ips), have_routes)) problems.push_back(std::move(p));
+void Check(const cni::CmdArgs& args, Ops& ops) {
+  const Config c = ParseConfig(args.conf);
+  if (!args.conf.prev_result) throw cni::Error(cni::kInvalidConfig, "bridge: CHECK requires a prevResult");
+  const cni::Result& prev = *args.conf.prev_result;
+  if (!c.ipam_type.empty()) ops.IpamCheck();
+  if (FindIfaces(prev, c, args.ifname).container < 0) {
+    throw cni::Error(cni::kInvalidConfig,
+                     "bridge: prevResult has no sandbox interface named \"" + args.ifname + "\"");
   }
-  if (c.ip_masq) {
-    std::vector<cni::IpNet> addrs;
-    for (const auto& ip : prev.ips) addrs.push_back(ip.address);
-    if (!addrs.empty()) {
-      try {
-        nat::Verify(nat::Spec{{c.network, args.container_id, args.ifname}, addrs, {}});
-      } catch (const cni::Error& e) {
-        problems.push_back(e.msg());
-      }
-    }
-  }
+  std::set<int> tables;
+  for (const auto& r : prev.routes) tables.insert(r.table.value_or(0));
+  const Observed observed = ops.Observe(c, args.ifname, tables, MasqOf(c, prev, args.container_id, args.ifname));
+  std::vector<std::string> problems = CompareAttachment(c, prev, args.ifname, observed);
   if (!problems.empty()) {
     std::string msg = "bridge CHECK failed: ";
     for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];

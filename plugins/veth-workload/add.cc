@@ -3,9 +3,9 @@
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/log.h"
+#include "netiface/cni/undo.h"
 #include "netiface/veth_workload/naming.h"
 #include "netiface/veth_workload/veth_workload.h"
-#include "undo_stack.h"
 
 namespace netiface::veth_workload {
 
@@ -20,7 +20,7 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
   // creation are the two slowest steps and need nothing from each other.
   std::function<cni::Result()> ipam_pending;  // outlives `undo`, whose IPAM undo finishes it
   // Undos capture what they need by value: they run after the locals below are gone.
-  UndoStack undo;
+  cni::UndoStack undo;
   // 2. Addresses: IPAM, unless the request bypasses it. A failed delegated ADD is DELeted too, after it
   // has finished: a DEL racing its ADD could release before the allocation and leak it.
   if (!req.ip_addrs_no_ipam) {

@@ -1,8 +1,10 @@
 #include <algorithm>
+#include <memory>
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/error_list.h"
 #include "netiface/cni/log.h"
+#include "netiface/cni/verbs.h"
 #include "netiface/veth_workload/check.h"
 #include "netiface/veth_workload/kernel_ops.h"
 #include "netiface/veth_workload/naming.h"
@@ -88,13 +90,8 @@ void Gc(const cni::CmdArgs& args, Ops& ops) {
 }
 
 cni::PluginFuncs Funcs() {
-  auto bind = [](auto verb) {
-    return [verb](const cni::CmdArgs& args) {
-      KernelOps ops(args);
-      return verb(args, ops);
-    };
-  };
-  return {.add = bind(Add), .del = bind(Del), .check = bind(Check), .status = bind(Status), .gc = bind(Gc)};
+  return cni::BindVerbs<Ops>([](const cni::CmdArgs& a) { return std::make_unique<KernelOps>(a); },
+                             {.add = Add, .del = Del, .check = Check, .status = Status, .gc = Gc});
 }
 
 cni::PluginInfo Info() {

@@ -1,16 +1,20 @@
-// ADD rollback, in-process: bridge::Add runs with the test thread inside a throw-away "host" namespace and
-// a step hook that fails one step at a time. Afterwards nothing of the attachment may remain.
+// ADD rollback, in-process: bridge::Add runs with the test thread inside a throw-away "host" namespace over
+// the real Ops with one call failing, before or after its effect. Afterwards nothing of the attachment
+// may remain: what the unit tests prove over FakeOps, proven on the kernel.
 #include <filesystem>
 #include <fstream>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "netiface/bridge/bridge.h"
+#include "netiface/bridge/kernel_ops.h"
 #include "netiface/cni/error.h"
 #include "netiface/netlink/netns.h"
 #include "cni_helpers.h"
+#include "fault_steps.h"
 #include "node.h"
 #include "testutil.h"
 
@@ -20,8 +24,68 @@ namespace {
 using nlohmann::json;
 using ::testing::IsEmpty;
 
-struct InjectedFailure : std::runtime_error {
-  InjectedFailure() : std::runtime_error("injected failure") {}
+// The real Ops with one call failing, before or after it took effect (testing::FaultSteps).
+class FaultyOps : public bridge::Ops {
+ public:
+  FaultyOps(const cni::CmdArgs& args, std::string fail_at, bool after) : real_(args) {
+    faults.fail_at = std::move(fail_at);
+    faults.fail_after = after;
+  }
+  FaultSteps faults;
+
+  void StartIpamAdd() override { Do("StartIpamAdd", [&] { real_.StartIpamAdd(); }); }
+  cni::Result WaitIpamAdd() override { return Do("WaitIpamAdd", [&] { return real_.WaitIpamAdd(); }); }
+  void IpamDel() override { Do("IpamDel", [&] { real_.IpamDel(); }); }
+  void StartIpamDel() override { Do("StartIpamDel", [&] { real_.StartIpamDel(); }); }
+  void WaitIpamDel() override { Do("WaitIpamDel", [&] { real_.WaitIpamDel(); }); }
+  void IpamCheck() override { Do("IpamCheck", [&] { real_.IpamCheck(); }); }
+  void IpamStatus() override { Do("IpamStatus", [&] { real_.IpamStatus(); }); }
+  void IpamGc() override { Do("IpamGc", [&] { real_.IpamGc(); }); }
+  void Prepare(const std::string& ifname) override { Do("Prepare", [&] { real_.Prepare(ifname); }); }
+  nl::LinkInfo EnsureBridge(const bridge::Config& c) override {
+    return Do("EnsureBridge", [&] { return real_.EnsureBridge(c); });
+  }
+  std::string CreateVeth(const bridge::Config& c, const nl::LinkInfo& br, const std::string& ifname,
+                         const std::string& mac) override {
+    return Do("CreateVeth", [&] { return real_.CreateVeth(c, br, ifname, mac); });
+  }
+  bool DeleteHostVeth(const std::string& name) override {
+    return Do("DeleteHostVeth", [&] { return real_.DeleteHostVeth(name); });
+  }
+  void ConfigureContainer(const bridge::Config& c, const std::string& ifname, const bridge::Plan& p) override {
+    Do("ConfigureContainer", [&] { real_.ConfigureContainer(c, ifname, p); });
+  }
+  void ConfigureGateway(const bridge::Config& c, const nl::LinkInfo& br, const bridge::Plan& p) override {
+    Do("ConfigureGateway", [&] { real_.ConfigureGateway(c, br, p); });
+  }
+  bridge::AttachedLinks WaitUp(const std::string& host_veth, const std::string& ifname) override {
+    return Do("WaitUp", [&] { return real_.WaitUp(host_veth, ifname); });
+  }
+  bool DeleteContainerLink(const std::string& ifname) override {
+    return Do("DeleteContainerLink", [&] { return real_.DeleteContainerLink(ifname); });
+  }
+  bridge::Observed Observe(const bridge::Config& c, const std::string& ifname, const std::set<int>& tables,
+                           const std::optional<nat::Spec>& masq) override {
+    return Do("Observe", [&] { return real_.Observe(c, ifname, tables, masq); });
+  }
+  void NatApply(const nat::Spec& spec) override { Do("NatApply", [&] { real_.NatApply(spec); }); }
+  bool NatRemove(const nat::Tag& tag) override { return Do("NatRemove", [&] { return real_.NatRemove(tag); }); }
+  void NatGc(const std::string& network, const std::vector<cni::Attachment>& valid) override {
+    Do("NatGc", [&] { real_.NatGc(network, valid); });
+  }
+
+ private:
+  template <typename F>
+  auto Do(const std::string& name, F&& call) -> decltype(call()) {
+    if constexpr (std::is_void_v<decltype(call())>) {
+      faults.Step(name, call);
+    } else {
+      decltype(call()) out{};
+      faults.Step(name, [&] { out = call(); });
+      return out;
+    }
+  }
+  bridge::KernelOps real_;
 };
 
 cni::CmdArgs Args(const Node& node, const TempNetns& pod, const std::string& cid, const std::string& command) {
@@ -39,37 +103,43 @@ TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {
   ASSERT_TRUE(host);
   nl::ScopedSetNs in_host(*host);
   int n = 0;
-  // "bridge" and "veth" fail while host-local still allocates in the background.
-  // "answer" renders the result at the request's version: a result that cannot be written is a failed
-  // ADD like any other, undone (issue 17, case 1).
-  for (const char* failing : {"ipam", "bridge", "veth", "addresses", "container", "gateway", "masq", "wait", "answer"}) {
-    SCOPED_TRACE(failing);
-    const TempNetns& pod = node.NewPod();
-    // A real runtime's container ID (64 hex digits): longer than a std::string's inline buffer, so an undo
-    // that reads a destroyed string is caught by ASan (a short ID hides it).
-    std::string cid = std::string(60, 'c') + fmt::format("{:04x}", ++n);
-    std::vector<std::string> seen;
-    auto hook = [&](std::string_view step) {
-      seen.emplace_back(step);
-      if (step == failing) throw InjectedFailure();
-    };
-    EXPECT_THROW(bridge::Add(Args(node, pod, cid, "ADD"), hook), InjectedFailure);
-    EXPECT_EQ(seen.back(), failing);  // the hook reached the step: the test is not vacuous
-    EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
-    EXPECT_THAT(Node::LinksOfKind(pod, "veth"), IsEmpty());
-    EXPECT_THAT(node.Reserved("testnet"), IsEmpty());
-    EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::Not(::testing::HasSubstr(":" + cid + ":")));
+  // "EnsureBridge" and "CreateVeth" fail while host-local still allocates in the background.
+  const std::vector<std::string> steps = {"StartIpamAdd",       "EnsureBridge",     "CreateVeth", "WaitIpamAdd",
+                                          "ConfigureContainer", "ConfigureGateway", "NatApply",   "WaitUp"};
+  for (bool after : {false, true}) {
+    for (const auto& failing : steps) {
+      // CreateVeth leaves nothing when it throws (its contract): the host name is random and is known to
+      // be ours only once the pair exists, so its undo can be pushed only then.
+      if (after && failing == "CreateVeth") continue;
+      SCOPED_TRACE(failing + (after ? " (after its effect)" : " (before its effect)"));
+      const TempNetns& pod = node.NewPod();
+      // A real runtime's container ID (64 hex digits): longer than a std::string's inline buffer, so an
+      // undo that reads a destroyed string is caught by ASan (a short ID hides it).
+      std::string cid = std::string(60, 'c') + fmt::format("{:04x}", ++n);
+      cni::CmdArgs args = Args(node, pod, cid, "ADD");
+      FaultyOps ops(args, failing, after);
+      EXPECT_EQ(ThrownError([&] { bridge::Add(args, ops); }).code(), cni::kNetlink);
+      EXPECT_TRUE(ops.faults.fired);  // the step was reached: the test is not vacuous
+      EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
+      EXPECT_THAT(Node::LinksOfKind(pod, "veth"), IsEmpty());
+      EXPECT_THAT(node.Reserved("testnet"), IsEmpty());
+      EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::Not(::testing::HasSubstr(":" + cid + ":")));
+    }
   }
   // The same ADD without a failure works, and its DEL leaves the same nothing.
   const TempNetns& pod = node.NewPod();
-  std::vector<std::string> steps;
-  cni::Result r = bridge::Add(Args(node, pod, "ok", "ADD"), [&](std::string_view s) { steps.emplace_back(s); });
-  EXPECT_EQ(steps, (std::vector<std::string>{"ipam", "bridge", "veth", "addresses", "container", "gateway", "masq",
-                                             "wait", "answer"}));
+  cni::CmdArgs args = Args(node, pod, "ok", "ADD");
+  FaultyOps ops(args, "", false);
+  cni::Result r = bridge::Add(args, ops);
+  EXPECT_EQ(ops.faults.calls, (std::vector<std::string>{"Prepare", "StartIpamAdd", "EnsureBridge", "CreateVeth",
+                                                        "WaitIpamAdd", "ConfigureContainer", "ConfigureGateway",
+                                                        "NatApply", "WaitUp"}));
   EXPECT_EQ(r.interfaces.size(), 3u);
   EXPECT_EQ(node.Reserved("testnet").size(), 2u);
   EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::HasSubstr(":ok:eth0"));
-  bridge::Del(Args(node, pod, "ok", "DEL"));
+  cni::CmdArgs del = Args(node, pod, "ok", "DEL");
+  bridge::KernelOps del_ops(del);
+  bridge::Del(del, del_ops);
   EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
   EXPECT_THAT(node.Reserved("testnet"), IsEmpty());
   EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::Not(::testing::HasSubstr(":ok:")));
@@ -97,10 +167,8 @@ TEST(BridgeRollbackTest, RollbackWaitsForTheRunningIpamAdd) {
   args.stdin_data = args.conf.raw.dump();
   args.conf = cni::ParseNetConf(args.stdin_data);
   args.path = plugins.path() + ":" + BinDir();
-  auto hook = [](std::string_view step) {
-    if (step == "veth") throw InjectedFailure();
-  };
-  EXPECT_THROW(bridge::Add(args, hook), InjectedFailure);
+  FaultyOps ops(args, "CreateVeth", false);
+  EXPECT_EQ(ThrownError([&] { bridge::Add(args, ops); }).code(), cni::kNetlink);
   EXPECT_THAT(node.Reserved("testnet"), IsEmpty());
   EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
 }
