@@ -9,7 +9,7 @@ if(NETIFACE_WERROR)
   list(APPEND NETIFACE_WARNINGS -Werror)
 endif()
 # spdlog and fmt are used header-only: Debian ships them only as shared objects, and every
-# shared object costs process start time (baseline.md section 7).
+# shared object costs process start time (docs/architecture.md, "Linking and process start").
 set(NETIFACE_DEFINES FMT_HEADER_ONLY SPDLOG_HEADER_ONLY SPDLOG_FMT_EXTERNAL)
 
 if(NETIFACE_SANITIZE)
