@@ -3,6 +3,8 @@
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/log.h"
+#include "netiface/cni/undo.h"
+#include "netiface/cni/verbs.h"
 #include "netiface/flannel/delegate.h"
 #include "netiface/flannel/saved_config.h"
 #include "netiface/flannel/subnet_env.h"
@@ -38,18 +40,16 @@ cni::Result Add(const cni::CmdArgs& args, cni::Exec& exec) {
   cni::PendingAdd pending = cni::StartDelegateAdd(type, delegate, args, exec, cni::Stdin::kOnRelease);
   SaveConfig(path, c.data_dir, delegate.bytes);
   pending.Release();
-  try {
-    return pending.Wait();
-  } catch (...) {
-    try {
-      cni::Delegate("DEL", type, delegate, args, exec);
-      RemoveSavedConfig(path);
-    } catch (const std::exception& e) {
-      // The saved config stays, so that the runtime's DEL can still release what the ADD left.
-      log::Error("flannel: cleanup after the failed delegated ADD failed: {}", e.what());
-    }
-    throw;
-  }
+  // From here the delegate may have changed something: a failed ADD is DELeted with the saved config,
+  // which goes only when that DEL succeeded, so that the runtime's DEL can still release what is left.
+  cni::UndoStack undo;
+  undo.Push("delegated DEL and removal of " + path, [&exec, &args, type, delegate, path] {
+    cni::Delegate("DEL", type, delegate, args, exec);
+    RemoveSavedConfig(path);
+  });
+  cni::Result result = pending.Wait();
+  undo.Dismiss();
+  return result;
 }
 
 void Del(const cni::CmdArgs& args, cni::Exec& exec) {
@@ -109,13 +109,8 @@ void Gc(const cni::CmdArgs& args, cni::Exec& exec) {
 }
 
 cni::PluginFuncs Funcs() {
-  cni::PluginFuncs f;
-  f.add = [](const cni::CmdArgs& a) { return Add(a); };
-  f.del = [](const cni::CmdArgs& a) { Del(a); };
-  f.check = [](const cni::CmdArgs& a) { Check(a); };
-  f.status = [](const cni::CmdArgs& a) { Status(a); };
-  f.gc = [](const cni::CmdArgs& a) { Gc(a); };
-  return f;
+  return cni::BindVerbs<cni::Exec>(cni::DefaultExec(),
+                                   {.add = Add, .del = Del, .check = Check, .status = Status, .gc = Gc});
 }
 
 }  // namespace netiface::flannel

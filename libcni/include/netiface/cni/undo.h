@@ -4,8 +4,8 @@
 //
 // An undo owns what it captures: it runs while the verb unwinds, after the locals declared after the
 // stack, and possibly those before it, are gone. Capture values (names, tags, paths) by copy; the only
-// reference an undo may hold is to the verb's Ops, which the verb table creates before the verb runs and
-// destroys after it returns (verbs.h).
+// references an undo may hold are to the request (CmdArgs, owned by skel) and to the verb's Ops, which
+// the verb table creates before the verb runs and destroys after it returns (verbs.h).
 #pragma once
 
 #include <exception>

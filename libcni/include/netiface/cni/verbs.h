@@ -26,15 +26,16 @@ struct Verbs {
   std::function<void(const CmdArgs&, Ops&)> gc;      // empty: GC succeeds
 };
 
-// REQUIRES: make_ops returns a non-null Ops for any request skel has validated. The Ops lives exactly as
-// long as the verb's call, so that an undo (undo.h) may refer to it.
-template <typename Ops>
-PluginFuncs BindVerbs(std::function<std::unique_ptr<Ops>(const CmdArgs&)> make_ops, Verbs<Ops> verbs) {
-  auto bind = [make_ops](auto verb) -> std::function<decltype(verb(std::declval<const CmdArgs&>(),
-                                                                   std::declval<Ops&>()))(const CmdArgs&)> {
+namespace detail {
+
+// `get(args)` yields something that dereferences to an Ops& and keeps it alive while the verb runs.
+template <typename Ops, typename Get>
+PluginFuncs Bind(Get get, Verbs<Ops> verbs) {
+  auto bind = [get](auto verb) -> std::function<decltype(verb(std::declval<const CmdArgs&>(),
+                                                              std::declval<Ops&>()))(const CmdArgs&)> {
     if (!verb) return nullptr;
-    return [make_ops, verb](const CmdArgs& args) {
-      std::unique_ptr<Ops> ops = make_ops(args);
+    return [get, verb](const CmdArgs& args) {
+      auto ops = get(args);
       return verb(args, *ops);
     };
   };
@@ -43,6 +44,22 @@ PluginFuncs BindVerbs(std::function<std::unique_ptr<Ops>(const CmdArgs&)> make_o
           .check = bind(verbs.check),
           .status = bind(verbs.status),
           .gc = bind(verbs.gc)};
+}
+
+}  // namespace detail
+
+// REQUIRES: make_ops returns a non-null Ops for any request skel has validated. The Ops lives exactly as
+// long as the verb's call, so that an undo (undo.h) may refer to it.
+template <typename Ops>
+PluginFuncs BindVerbs(std::function<std::unique_ptr<Ops>(const CmdArgs&)> make_ops, Verbs<Ops> verbs) {
+  return detail::Bind<Ops>(std::move(make_ops), std::move(verbs));
+}
+
+// For a plugin whose only seam is process-wide (flannel's is the delegate's Exec): every call gets
+// `ops`, which must outlive every call (a function-local static does).
+template <typename Ops>
+PluginFuncs BindVerbs(Ops& ops, Verbs<Ops> verbs) {
+  return detail::Bind<Ops>([&ops](const CmdArgs&) { return &ops; }, std::move(verbs));
 }
 
 }  // namespace netiface::cni
