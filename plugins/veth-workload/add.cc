@@ -18,23 +18,13 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
 
   // IPAM ADD runs in its own process while this one creates the pair: the allocation and the veth
   // creation are the two slowest steps and need nothing from each other.
-  std::function<cni::Result()> ipam_pending;  // outlives `undo`, whose IPAM undo finishes it
-  // Undos capture what they need by value: they run after the locals below are gone.
+  // Undos hold copies and a reference to `ops`, which outlives this call.
   cni::UndoStack undo;
   // 2. Addresses: IPAM, unless the request bypasses it. A failed delegated ADD is DELeted too, after it
-  // has finished: a DEL racing its ADD could release before the allocation and leak it.
+  // has finished (IpamDel waits for it): a DEL racing its ADD could release before the allocation.
   if (!req.ip_addrs_no_ipam) {
-    undo.Push("IPAM DEL", [&ops, &ipam_pending] {
-      if (ipam_pending) {
-        try {
-          ipam_pending();
-        } catch (const std::exception&) {
-          // its failure is not this rollback's business; the DEL below is
-        }
-      }
-      ops.IpamDel();
-    });
-    ipam_pending = ops.StartIpamAdd();
+    undo.Push("IPAM DEL", [&ops] { ops.IpamDel(); });
+    ops.StartIpamAdd();
   }
   Plan plan = MakeLinkPlan(c, id, req, args.netns);
 
@@ -48,7 +38,7 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
 
   // 5-6. Everything that follows from the addresses.
   const cni::Result ipam =
-      req.ip_addrs_no_ipam ? NoIpamResult(*req.ip_addrs_no_ipam) : std::exchange(ipam_pending, nullptr)();
+      req.ip_addrs_no_ipam ? NoIpamResult(*req.ip_addrs_no_ipam) : ops.WaitIpamAdd();
   PlanAddresses(plan, c, req, ipam);
   ops.ConfigureContainer(plan);
   ops.ConfigureHost(plan);

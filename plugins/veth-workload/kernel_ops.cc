@@ -53,11 +53,15 @@ KernelOps::KernelOps(const cni::CmdArgs& args)
 
 // --- IPAM ---
 
-std::function<cni::Result()> KernelOps::StartIpamAdd() {
-  auto pending = std::make_shared<cni::PendingAdd>(cni::StartDelegateAdd(ipam_type_, ipam_conf_, args_));
-  return [pending] { return pending->Wait(); };
+void KernelOps::StartIpamAdd() { ipam_add_.emplace(cni::StartDelegateAdd(ipam_type_, ipam_conf_, args_)); }
+cni::Result KernelOps::WaitIpamAdd() {
+  if (!ipam_add_) throw cni::Error(cni::kInternal, "veth-workload: IPAM ADD was not started");
+  return ipam_add_->Wait();
 }
-void KernelOps::IpamDel() { cni::Delegate("DEL", ipam_type_, ipam_conf_, args_); }
+void KernelOps::IpamDel() {
+  if (ipam_add_) ipam_add_->Finish();
+  cni::Delegate("DEL", ipam_type_, ipam_conf_, args_);
+}
 std::function<void()> KernelOps::StartIpamDel() {
   auto pending = std::make_shared<cni::PendingDelegate>(cni::StartDelegate("DEL", ipam_type_, ipam_conf_, args_));
   return [pending] { pending->Wait(); };

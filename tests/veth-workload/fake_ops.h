@@ -37,6 +37,7 @@ class FakeOps : public Ops {
 
   // State.
   bool ip_reserved = false;
+  bool ipam_running = false;  // started, not yet waited for
   std::map<std::string, std::string> links;  // host veth -> container ifname
   std::set<std::string> nat_rules;           // container IDs with rules
   std::map<std::string, EndpointRecord> records;  // folder/name -> record
@@ -49,15 +50,16 @@ class FakeOps : public Ops {
 
   // Like the real one, the allocation lands when the background ADD finishes, which the waiter
   // stands for: an IpamDel() before it would leave the address reserved.
-  std::function<cni::Result()> StartIpamAdd() override {
-    Step("IpamAdd", [] {});
-    return [this] {
-      calls.push_back("IpamAddWait");
-      ip_reserved = true;
-      return ipam_result;
-    };
+  void StartIpamAdd() override { Step("IpamAdd", [&] { ipam_running = true; }); }
+  cni::Result WaitIpamAdd() override {
+    Land();
+    return ipam_result;
   }
-  void IpamDel() override { Step("IpamDel", [&] { ip_reserved = false; }); }
+  // As the real one, waits for a running ADD before it releases.
+  void IpamDel() override {
+    Land();
+    Step("IpamDel", [&] { ip_reserved = false; });
+  }
   void IpamCheck() override { Step("IpamCheck", [] {}); }
   void IpamStatus() override { Step("IpamStatus", [] {}); }
   void IpamGc() override { Step("IpamGc", [] {}); }
@@ -170,6 +172,13 @@ class FakeOps : public Ops {
       });
     });
     return removed;
+  }
+
+  void Land() {
+    if (!ipam_running) return;
+    ipam_running = false;
+    calls.push_back("IpamAddWait");
+    ip_reserved = true;
   }
 
   int Count(const std::string& call) const { return static_cast<int>(std::count(calls.begin(), calls.end(), call)); }

@@ -21,9 +21,8 @@ class FaultyOps : public Ops {
 
   // The real background start. Failing "after" it leaves host-local running while the rollback
   // starts, and so do failures of the steps that overlap it (DeleteHostVeth, CreateVeth).
-  std::function<cni::Result()> StartIpamAdd() override {
-    return Step("IpamAdd", [&] { return real_.StartIpamAdd(); });
-  }
+  void StartIpamAdd() override { Step("IpamAdd", [&] { real_.StartIpamAdd(); }); }
+  cni::Result WaitIpamAdd() override { return real_.WaitIpamAdd(); }
   void IpamDel() override { Step("IpamDel", [&] { real_.IpamDel(); }); }
   void IpamCheck() override { Step("IpamCheck", [&] { real_.IpamCheck(); }); }
   void IpamStatus() override { Step("IpamStatus", [&] { real_.IpamStatus(); }); }

@@ -104,7 +104,8 @@ TEST_F(VerbsTest, RollbackAtEveryStep) {
       EXPECT_EQ(ops_.Count("IpamDel"), 1);  // a failed delegated ADD is DELeted too
       // ... after it finished, also when the failure came while it was running.
       EXPECT_EQ(ops_.calls.back(), "IpamDel") << ::testing::PrintToString(ops_.calls);
-      EXPECT_EQ(ops_.Count("IpamAddWait"), step == "IpamAdd" ? 0 : 1);
+      // A started IPAM ADD is waited for, also when its start reported a failure after the child began.
+      EXPECT_EQ(ops_.Count("IpamAddWait"), step == "IpamAdd" && !after ? 0 : 1);
     }
   }
 }

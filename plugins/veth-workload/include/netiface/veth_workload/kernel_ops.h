@@ -24,7 +24,8 @@ class KernelOps : public Ops {
   // Reads only the config keys it needs (ipam type, dataDir); `args` must outlive the object.
   explicit KernelOps(const cni::CmdArgs& args);
 
-  std::function<cni::Result()> StartIpamAdd() override;
+  void StartIpamAdd() override;
+  cni::Result WaitIpamAdd() override;
   void IpamDel() override;
   std::function<void()> StartIpamDel() override;
   void IpamCheck() override;
@@ -65,6 +66,7 @@ class KernelOps : public Ops {
   const cni::CmdArgs& args_;
   std::string ipam_type_;
   cni::DelegateConf ipam_conf_;  // this plugin's stdin, which IPAM gets as it is
+  std::optional<cni::PendingAdd> ipam_add_;  // reaped by its destructor, also when the verb threw
   EndpointStore store_;
   std::unique_ptr<cni::AtomicFile> record_draft_;
   std::optional<nl::Socket> host_;

@@ -35,9 +35,13 @@ class Ops {
   virtual ~Ops() = default;
 
   // --- IPAM: the plugin of ipam.type, with this request's config and environment. ---
-  // Starts IPAM ADD and returns what waits for its result (and throws its error), so that ADD can
-  // create the veth pair while IPAM allocates.
-  virtual std::function<cni::Result()> StartIpamAdd() = 0;
+  // Starts IPAM ADD in its own process, so that ADD can create the veth pair while IPAM allocates;
+  // WaitIpamAdd() returns its result or throws its error. The Ops owns the running child: an undo
+  // needs nothing but the Ops to finish it.
+  virtual void StartIpamAdd() = 0;
+  virtual cni::Result WaitIpamAdd() = 0;
+  // Waits for a started IPAM ADD first (its failure is not this call's), then runs IPAM DEL: a release
+  // racing its allocation could free the address before it is taken and leak it.
   virtual void IpamDel() = 0;
   // Starts IPAM DEL and returns what waits for it (and throws its error), so that DEL can overlap the
   // release with the kernel's wait for the veth delete. The default runs IpamDel() at once.
