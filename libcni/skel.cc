@@ -11,6 +11,7 @@
 #include "netiface/cni/build_info.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
+#include "netiface/cni/ifname.h"
 #include "netiface/cni/log.h"
 
 namespace netiface::cni {
@@ -205,13 +206,17 @@ void ValidateContainerId(const std::string& id) {
 }
 
 void ValidateIfname(const std::string& ifname) {
-  if (ifname.empty()) throw Error(kInvalidEnv, "CNI_IFNAME: interface name is empty");
-  if (ifname.size() > 15) throw Error(kInvalidEnv, "CNI_IFNAME: interface name is too long", ifname);
-  if (ifname == "." || ifname == "..") throw Error(kInvalidEnv, "CNI_IFNAME: interface name cannot be . or ..");
-  for (unsigned char c : ifname) {
-    if (c == '/' || c == ':' || std::isspace(c) || c == 0) {
+  switch (CheckIfname(ifname)) {
+    case IfnameProblem::kNone:
+      return;
+    case IfnameProblem::kEmpty:
+      throw Error(kInvalidEnv, "CNI_IFNAME: interface name is empty");
+    case IfnameProblem::kTooLong:
+      throw Error(kInvalidEnv, "CNI_IFNAME: interface name is too long", ifname);
+    case IfnameProblem::kDotName:
+      throw Error(kInvalidEnv, "CNI_IFNAME: interface name cannot be . or ..");
+    case IfnameProblem::kBadCharacter:
       throw Error(kInvalidEnv, "CNI_IFNAME: interface name contains / or : or whitespace characters", ifname);
-    }
   }
 }
 

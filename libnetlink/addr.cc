@@ -16,8 +16,6 @@ namespace {
 
 using detail::AddrPtr;
 
-constexpr auto kPollInterval = std::chrono::milliseconds(5);
-
 AddrPtr MakeAddr(int ifindex, const cni::IpNet& net) {
   AddrPtr a(detail::NotNull(rtnl_addr_alloc(), "address"));
   rtnl_addr_set_ifindex(a.get(), ifindex);
@@ -99,7 +97,25 @@ std::vector<AddrInfo> ListAddresses(Socket& s, int ifindex, int family) {
   return out;
 }
 
-std::optional<cni::IpAddr> WaitForLinkLocal(Socket& s, int ifindex, int timeout_ms) {
+void WaitForDad(Socket& s, int ifindex, int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    bool tentative = false;
+    for (const AddrInfo& a : ListAddresses(s, ifindex, AF_INET6)) {
+      if (a.flags & IFA_F_DADFAILED) {
+        throw cni::Error(cni::kNetlink, "duplicate address detection failed for " + a.local.ToString());
+      }
+      tentative = tentative || (a.flags & IFA_F_TENTATIVE);
+    }
+    if (!tentative) return;
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw cni::Error(cni::kNetlink, "IPv6 addresses still tentative after " + std::to_string(timeout_ms) + " ms");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+std::optional<cni::IpAddr> WaitForLinkLocal(Socket& s, int ifindex, int timeout_ms, std::chrono::microseconds poll) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     for (const AddrInfo& a : ListAddresses(s, ifindex, AF_INET6)) {
@@ -108,7 +124,7 @@ std::optional<cni::IpAddr> WaitForLinkLocal(Socket& s, int ifindex, int timeout_
       }
     }
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(kPollInterval);
+    std::this_thread::sleep_for(poll);
   }
 }
 

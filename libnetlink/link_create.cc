@@ -4,6 +4,7 @@
 #include <netlink/route/link/veth.h>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/ifname.h"
 #include "netiface/netlink/link.h"
 #include "netiface/netlink/netns.h"
 #include "nl_util.h"
@@ -14,8 +15,7 @@ namespace detail {
 namespace {
 
 void ValidateName(const std::string& name, const char* which) {
-  if (name.empty() || name.size() >= IFNAMSIZ || name == "." || name == ".." ||
-      name.find_first_of("/: \t\n") != std::string::npos) {
+  if (!cni::IsValidIfname(name)) {
     throw cni::Error(cni::kInvalidConfig, std::string("invalid ") + which + " name \"" + name + "\"");
   }
 }

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/ifname.h"
 #include "nl_util.h"
 
 namespace netiface::nl {
@@ -17,16 +18,11 @@ using detail::NlAddrPtr;
 
 constexpr uint32_t kMaxVni = (1u << 24) - 1;
 
-bool ValidName(const std::string& name) {
-  return !name.empty() && name.size() < IFNAMSIZ && name != "." && name != ".." &&
-         name.find_first_of("/: \t\n") == std::string::npos;
-}
-
 void Validate(const VxlanSpec& spec) {
   auto bad = [&](const std::string& why) {
     throw cni::Error(cni::kInvalidConfig, "invalid vxlan device \"" + spec.name + "\": " + why);
   };
-  if (!ValidName(spec.name)) bad("invalid name");
+  if (!cni::IsValidIfname(spec.name)) bad("invalid name");
   if (spec.vni > kMaxVni) bad("VNI " + std::to_string(spec.vni) + " is not below 2^24");
   if (spec.port < 0 || spec.port > 65535) bad("port " + std::to_string(spec.port) + " out of range");
   if (spec.mtu < 0) bad("negative MTU");

@@ -9,6 +9,7 @@
 #include "netiface/bridge/config.h"
 #include "netiface/bridge/plan.h"
 #include "netiface/cni/error.h"
+#include "netiface/cni/join.h"
 
 namespace netiface::bridge {
 namespace {
@@ -124,9 +125,7 @@ void Check(const cni::CmdArgs& args, Ops& ops) {
   const Observed observed = ops.Observe(c, args.ifname, tables, MasqOf(c, prev, args.container_id, args.ifname));
   std::vector<std::string> problems = CompareAttachment(c, prev, args.ifname, observed);
   if (!problems.empty()) {
-    std::string msg = "bridge CHECK failed: ";
-    for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-    throw cni::Error(cni::kInternal, msg);
+    throw cni::Error(cni::kInternal, "bridge CHECK failed: " + cni::JoinMessages(problems));
   }
 }
 

@@ -3,6 +3,8 @@
 #include <cctype>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/ifname.h"
+#include "netiface/cni/json_get.h"
 #include "netiface/cni/result.h"
 
 namespace netiface::bridge {
@@ -11,23 +13,11 @@ namespace {
 using nlohmann::json;
 
 bool GetBool(const json& raw, const char* key, bool def) {
-  auto it = raw.find(key);
-  if (it == raw.end() || it->is_null()) return def;
-  if (!it->is_boolean()) {
-    throw cni::Error(cni::kInvalidConfig, std::string("bridge: \"") + key + "\" must be a boolean",
-                     it->dump());
-  }
-  return it->get<bool>();
+  return cni::GetOptional<bool>(raw, key, "bridge", key).value_or(def);
 }
 
 std::string GetString(const json& raw, const char* key, std::string def) {
-  auto it = raw.find(key);
-  if (it == raw.end() || it->is_null()) return def;
-  if (!it->is_string()) {
-    throw cni::Error(cni::kInvalidConfig, std::string("bridge: \"") + key + "\" must be a string",
-                     it->dump());
-  }
-  return it->get<std::string>();
+  return cni::GetOptional<std::string>(raw, key, "bridge", key).value_or(std::move(def));
 }
 
 // Reference features we do not implement: a config that switches one on is refused rather than
@@ -51,13 +41,7 @@ void RejectUnsupported(const json& raw) {
 
 }  // namespace
 
-bool IsValidLinkName(std::string_view s) {
-  if (s.empty() || s.size() > 15 || s == "." || s == "..") return false;
-  for (char c : s) {
-    if (c == '/' || c == ':' || std::isspace(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
-}
+
 
 Config ParseConfig(const cni::NetConf& conf) {
   const json& raw = conf.raw;
@@ -66,7 +50,7 @@ Config ParseConfig(const cni::NetConf& conf) {
   c.cni_version = conf.cni_version;
   c.bridge = GetString(raw, "bridge", std::string(kDefaultBridgeName));
   if (c.bridge.empty()) c.bridge = kDefaultBridgeName;
-  if (!IsValidLinkName(c.bridge)) {
+  if (!cni::IsValidIfname(c.bridge)) {
     throw cni::Error(cni::kInvalidConfig, "bridge: \"bridge\" is not a valid interface name", c.bridge);
   }
   c.is_default_gateway = GetBool(raw, "isDefaultGateway", false);

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <thread>
 #include <utility>
 
 #include "netiface/cni/error.h"
@@ -37,25 +36,6 @@ std::string RandomVethName() {
 // write is not.
 void WriteIfPresent(const std::string& key, const std::string& value) {
   if (!nl::WriteSysctl(nullptr, key, value)) log::Debug("sysctl {} is absent", key);
-}
-
-// With enabledad, routes via an IPv6 gateway need the addresses out of the tentative state.
-void WaitForDad(nl::Socket& ctr, int ifindex) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kDadTimeoutMs);
-  while (true) {
-    bool tentative = false;
-    for (const auto& a : nl::ListAddresses(ctr, ifindex, AF_INET6)) {
-      if (a.flags & 0x40 /* IFA_F_TENTATIVE */) tentative = true;
-      if (a.flags & 0x08 /* IFA_F_DADFAILED */) {
-        throw cni::Error(cni::kNetlink, "duplicate address detection failed for " + a.local.ToString());
-      }
-    }
-    if (!tentative) return;
-    if (std::chrono::steady_clock::now() > deadline) {
-      throw cni::Error(cni::kNetlink, "IPv6 addresses still tentative after " + std::to_string(kDadTimeoutMs) + " ms");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
 }
 
 cni::Error IfnameTaken(const std::string& ifname) {
@@ -207,7 +187,8 @@ void KernelOps::ConfigureContainer(const Config& c, const std::string& ifname, c
   for (const auto& a : p.container_addrs) {
     nl::AddAddress(ctr, link->index, a, a.family() == AF_INET6 && !c.enable_dad);
   }
-  if (p.has_v6 && c.enable_dad) WaitForDad(ctr, link->index);
+  // With enabledad, routes via an IPv6 gateway need the addresses out of the tentative state.
+  if (p.has_v6 && c.enable_dad) nl::WaitForDad(ctr, link->index, kDadTimeoutMs);
   for (auto r : p.container_routes) {
     r.ifindex = link->index;
     nl::AddRoute(ctr, r);  // kExists: the same route is already there, which is what we want

@@ -22,20 +22,6 @@
 namespace netiface::veth_workload {
 namespace {
 
-// The first non-tentative IPv6 link-local address of the link, polled every 100 us for at most
-// kLinkLocalTimeoutMs: without DAD it appears within a fraction of a millisecond of carrier-up, so the
-// 5 ms period of nl::WaitForLinkLocal would dominate an IPv6 ADD.
-std::optional<cni::IpAddr> WaitForLinkLocal(nl::Socket& s, int ifindex) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLinkLocalTimeoutMs);
-  for (;;) {
-    for (const nl::AddrInfo& a : nl::ListAddresses(s, ifindex, AF_INET6)) {
-      if (a.local.addr().IsLinkLocal() && !(a.flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))) return a.local.addr();
-    }
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-}
-
 // dataDir as the verb will have validated it; the default otherwise.
 std::string DataDirOf(const cni::NetConf& conf) {
   auto it = conf.raw.find("dataDir");
@@ -192,7 +178,9 @@ void KernelOps::ConfigureHost(const Plan& plan) {
     }
   }
   if (plan.has_v6) {
-    auto ll = WaitForLinkLocal(s, host_index_);
+    // Polled every 100 us: without DAD the address comes within a fraction of a millisecond, and the
+    // default 5 ms period would dominate an IPv6 ADD.
+    auto ll = nl::WaitForLinkLocal(s, host_index_, kLinkLocalTimeoutMs, std::chrono::microseconds(100));
     if (!ll) {
       throw cni::Error(cni::kNetlink, "host veth " + plan.host_veth + " has no IPv6 link-local address after " +
                                           std::to_string(kLinkLocalTimeoutMs) + " ms");

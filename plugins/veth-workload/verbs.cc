@@ -3,6 +3,7 @@
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/error_list.h"
+#include "netiface/cni/join.h"
 #include "netiface/cni/log.h"
 #include "netiface/cni/verbs.h"
 #include "netiface/veth_workload/check.h"
@@ -55,8 +56,7 @@ void Check(const cni::CmdArgs& args, Ops& ops) {
     }
   }
   if (problems.empty()) return;
-  std::string msg = "veth-workload CHECK: ";
-  for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+  const std::string msg = "veth-workload CHECK: " + cni::JoinMessages(problems);
   // A gone sandbox is "container unknown"; any other difference is reported as the reference
   // plugins' CHECK failures are (999).
   int code = (!observed.netns_exists || !observed.container_link) ? cni::kUnknownContainer : cni::kInternal;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/ifname.h"
 
 namespace netiface::bridge {
 namespace {
@@ -129,10 +130,10 @@ TEST(BridgeConfigTest, RequestedMacPrecedence) {
 }
 
 TEST(BridgeConfigTest, LinkNames) {
-  EXPECT_TRUE(IsValidLinkName("cni0"));
-  EXPECT_TRUE(IsValidLinkName("br.100"));
-  EXPECT_TRUE(IsValidLinkName("abcdefghijklmno"));
-  for (const char* bad : {"", ".", "..", "abcdefghijklmnop", "a b", "a:b", "a/b"}) EXPECT_FALSE(IsValidLinkName(bad)) << bad;
+  EXPECT_TRUE(cni::IsValidIfname("cni0"));
+  EXPECT_TRUE(cni::IsValidIfname("br.100"));
+  EXPECT_TRUE(cni::IsValidIfname("abcdefghijklmno"));
+  for (const char* bad : {"", ".", "..", "abcdefghijklmnop", "a b", "a:b", "a/b"}) EXPECT_FALSE(cni::IsValidIfname(bad)) << bad;
 }
 
 }  // namespace

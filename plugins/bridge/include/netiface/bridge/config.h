@@ -48,7 +48,4 @@ std::string RequestedMac(const cni::NetConf& conf, std::string_view cni_args);
 
 using cni::NormalizeMac;  // netiface/cni/mac.h
 
-// A Linux interface name: 1..15 bytes, not "." or "..", no '/', ':' or whitespace.
-bool IsValidLinkName(std::string_view s);
-
 }  // namespace netiface::bridge
