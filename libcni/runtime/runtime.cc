@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "netiface/cni/join.h"
 #include "netiface/cni/log.h"
 #include "netiface/cni/skel.h"
 #include "netiface/cni/version.h"
@@ -34,7 +35,7 @@ std::string TypeOf(const json& plugin) { return plugin.value("type", std::string
       std::rethrow_exception(failures[i]);
     } catch (const Error& e) {
       if (i == 0) code = e.code();
-      msg += (msg.empty() ? "" : "; ") + std::string(e.what());
+      AppendMessage(msg, e.what());
     }
   }
   try {

@@ -10,6 +10,7 @@
 #include "netiface/cni/file.h"
 #include "netiface/cni/join.h"
 #include "netiface/cni/log.h"
+#include "netiface/cni/undo.h"
 #include "netiface/ipam/allocator.h"
 #include "netiface/ipam/config.h"
 #include "netiface/ipam/gc.h"
@@ -36,28 +37,23 @@ cni::Dns ReadResolvConf(const std::string& path) {
   return ipam::ParseResolvConf(*text);
 }
 
-// Releases the addresses a failing ADD reserved, unless dismissed.
-class Rollback {
- public:
-  explicit Rollback(Store& store) : store_(store) {}
-  Rollback(const Rollback&) = delete;
-  Rollback& operator=(const Rollback&) = delete;
-  ~Rollback() {
-    for (const auto& [ip, owner] : taken_) {
-      try {
-        store_.ReleaseIfOwner(ip, owner);
-      } catch (const std::exception& e) {
-        log::Error("host-local: rollback cannot release {}: {}", ip.ToString(), e.what());
-      }
-    }
+// One address per range set, all or none: an address reserved for an earlier range set is released
+// when a later one fails (cni::UndoStack; the store is the verb's Ops and outlives it).
+cni::Result Allocate(const cni::CmdArgs& args, const ipam::IpamConfig& cfg, Store& store, cni::Result result) {
+  const std::string owner(ipam::TrimSpace(ipam::EncodeOwner(args.container_id, args.ifname)));
+  Store::Held held = store.Find(args.container_id, args.ifname);
+  cni::UndoStack undo;
+  for (size_t idx = 0; idx < cfg.range_sets.size(); ++idx) {
+    ipam::Allocation got = ipam::Allocator(cfg.range_sets[idx], idx)
+                               .Get(store, held, args.container_id, args.ifname, cfg.requested[idx]);
+    undo.Push("release " + got.ip.ToString(), [&store, ip = got.ip, owner] { store.ReleaseIfOwner(ip, owner); });
+    log::Debug("host-local: reserved {} in {} for {}", got.ip.ToString(), store.dir(), Describe(args));
+    result.ips.push_back({std::nullopt, got.Address(), got.range->gateway});
   }
-  void Taken(const IpAddr& ip, std::string owner) { taken_.emplace_back(ip, std::move(owner)); }
-  void Dismiss() { taken_.clear(); }
-
- private:
-  Store& store_;
-  std::vector<std::pair<IpAddr, std::string>> taken_;
-};
+  result.routes = cfg.routes;
+  undo.Dismiss();
+  return result;
+}
 
 }  // namespace
 
@@ -65,21 +61,8 @@ cni::Result Add(const cni::CmdArgs& args) {
   ipam::IpamConfig cfg = ipam::ParseIpamConfig(args.conf, args.args);
   cni::Result result;
   if (!cfg.resolv_conf.empty()) result.dns = ReadResolvConf(cfg.resolv_conf);
-
   std::optional<Store> store = Store::Open(cfg.store, /*create=*/true);
-  const std::string owner(ipam::TrimSpace(ipam::EncodeOwner(args.container_id, args.ifname)));
-  Store::Held held = store->Find(args.container_id, args.ifname);
-  Rollback rollback(*store);
-  for (size_t idx = 0; idx < cfg.range_sets.size(); ++idx) {
-    ipam::Allocation got = ipam::Allocator(cfg.range_sets[idx], idx)
-                               .Get(*store, held, args.container_id, args.ifname, cfg.requested[idx]);
-    rollback.Taken(got.ip, owner);
-    log::Debug("host-local: reserved {} in {} for {}", got.ip.ToString(), store->dir(), Describe(args));
-    result.ips.push_back({std::nullopt, got.Address(), got.range->gateway});
-  }
-  result.routes = cfg.routes;
-  rollback.Dismiss();
-  return result;
+  return Allocate(args, cfg, *store, std::move(result));
 }
 
 void Del(const cni::CmdArgs& args) {
