@@ -40,11 +40,13 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
   ops.ConfigureContainer(c, args.ifname, plan);
   ops.ConfigureGateway(c, br, plan);
 
-  // 8. Masquerade.
+  // 8. Masquerade: one nftables transaction, so a failed NatApply leaves nothing, and its undo is pushed
+  // only once it succeeded. Pushed before, the undo of a failed apply would remove what it did not make
+  // (a pre-existing empty chain of table inet netiface goes with the last rule removed from it).
   if (c.ip_masq && !plan.container_addrs.empty()) {
     nat::Tag tag{c.network, args.container_id, args.ifname};
+    ops.NatApply(nat::Spec{tag, plan.container_addrs, {}});
     undo.Push("remove masquerade", [&ops, tag] { ops.NatRemove(tag); });
-    ops.NatApply(nat::Spec{std::move(tag), plan.container_addrs, {}});
   }
 
   // 9. The host end up, and both ends as the kernel reports them then: what CHECK will compare with.

@@ -43,10 +43,11 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
   ops.ConfigureContainer(plan);
   ops.ConfigureHost(plan);
 
-  // 7. NAT.
+  // 7. NAT: one nftables transaction, all or nothing, so its undo comes once it succeeded (pushed before,
+  // the undo of a failed apply would remove a pre-existing empty chain along with rules it never made).
   if (plan.nat) {
-    undo.Push("remove NAT rules", [&ops, tag = plan.nat_spec.tag] { ops.NatRemove(tag); });
     ops.NatApply(plan.nat_spec);
+    undo.Push("remove NAT rules", [&ops, tag = plan.nat_spec.tag] { ops.NatRemove(tag); });
   }
 
   // 8. The endpoint record, then the result.

@@ -118,6 +118,8 @@ TEST_F(RollbackTest, EveryStepBeforeAndAfterItsEffect) {
   int n = 0;
   for (bool after : {false, true}) {
     for (const auto& step : steps) {
+      // NatApply is one nftables transaction that leaves nothing when it throws (see verbs_test).
+      if (after && step == "NatApply") continue;
       SCOPED_TRACE(step + (after ? " fails after its effect" : " fails before its effect"));
       const t::TempNetns& pod = NewPod();
       const std::string cid = "rb" + std::to_string(n++);

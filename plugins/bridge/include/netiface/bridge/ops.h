@@ -88,6 +88,7 @@ class Ops {
                            const std::optional<nat::Spec>& masq) = 0;
 
   // --- NAT (nat.h), in the host namespace. ---
+  // One nftables transaction: all or nothing, so it leaves nothing when it throws.
   virtual void NatApply(const nat::Spec& spec) = 0;
   virtual bool NatRemove(const nat::Tag& tag) = 0;
   virtual void NatGc(const std::string& network, const std::vector<cni::Attachment>& valid) = 0;

@@ -76,6 +76,7 @@ class Ops {
                            const std::vector<std::string>& sysctl_keys) = 0;
 
   // --- NAT (nat.h), in the host namespace. ---
+  // One nftables transaction: all or nothing, so it leaves nothing when it throws.
   virtual void NatApply(const nat::Spec& spec) = 0;
   virtual bool NatRemove(const nat::Tag& tag) = 0;
   virtual void NatVerify(const nat::Spec& spec) = 0;
