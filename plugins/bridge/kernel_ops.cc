@@ -44,43 +44,29 @@ cni::Error IfnameTaken(const std::string& ifname) {
 
 }  // namespace
 
-KernelOps::KernelOps(const cni::CmdArgs& args) : args_(args), ipam_conf_(cni::DelegateConf::Own(args)) {}
+KernelOps::KernelOps(const cni::CmdArgs& args) : args_(args), ipam_(args) {}
 
 // A started child is always reaped (PendingDelegate's destructor), also when the verb threw.
 KernelOps::~KernelOps() = default;
 
 // --- IPAM ---
 
-const std::string& KernelOps::IpamType() const {
-  if (ipam_type_.empty()) const_cast<std::string&>(ipam_type_) = ParseConfig(args_.conf).ipam_type;
-  return ipam_type_;
-}
-
-void KernelOps::StartIpamAdd() { ipam_add_.emplace(cni::StartDelegateAdd(IpamType(), ipam_conf_, args_)); }
+void KernelOps::StartIpamAdd() { ipam_.StartAdd(); }
 
 cni::Result KernelOps::WaitIpamAdd() {
-  if (!ipam_add_) throw cni::Error(cni::kInternal, "bridge: IPAM ADD was not started");
-  cni::Result r = ipam_add_->Wait();
+  cni::Result r = ipam_.WaitAdd();
   if (r.ips.empty()) {
-    throw cni::Error(cni::kDelegateFailed, "IPAM plugin \"" + IpamType() + "\" returned no IP configuration");
+    throw cni::Error(cni::kDelegateFailed, "IPAM plugin \"" + ipam_.type() + "\" returned no IP configuration");
   }
   return r;
 }
 
-void KernelOps::IpamDel() {
-  if (ipam_add_) ipam_add_->Finish();
-  cni::Delegate("DEL", IpamType(), ipam_conf_, args_);
-}
-
-void KernelOps::StartIpamDel() { ipam_del_.emplace(cni::StartDelegate("DEL", IpamType(), ipam_conf_, args_)); }
-
-void KernelOps::WaitIpamDel() {
-  if (ipam_del_) ipam_del_->Wait();
-}
-
-void KernelOps::IpamCheck() { cni::Delegate("CHECK", IpamType(), ipam_conf_, args_); }
-void KernelOps::IpamStatus() { cni::Delegate("STATUS", IpamType(), ipam_conf_, args_); }
-void KernelOps::IpamGc() { cni::Delegate("GC", IpamType(), ipam_conf_, args_); }
+void KernelOps::IpamDel() { ipam_.Del(); }
+void KernelOps::StartIpamDel() { ipam_.StartDel(); }
+void KernelOps::WaitIpamDel() { ipam_.WaitDel(); }
+void KernelOps::IpamCheck() { ipam_.Check(); }
+void KernelOps::IpamStatus() { ipam_.Status(); }
+void KernelOps::IpamGc() { ipam_.Gc(); }
 
 // --- Sockets ---
 

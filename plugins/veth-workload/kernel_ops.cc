@@ -33,28 +33,21 @@ std::string DataDirOf(const cni::NetConf& conf) {
 
 KernelOps::KernelOps(const cni::CmdArgs& args)
     : args_(args),
-      ipam_type_(args.conf.IpamType()),
-      ipam_conf_(cni::DelegateConf::Own(args)),
+      ipam_(args),
       store_(DataDirOf(args.conf), args.conf.name) {}
 
 // --- IPAM ---
 
-void KernelOps::StartIpamAdd() { ipam_add_.emplace(cni::StartDelegateAdd(ipam_type_, ipam_conf_, args_)); }
-cni::Result KernelOps::WaitIpamAdd() {
-  if (!ipam_add_) throw cni::Error(cni::kInternal, "veth-workload: IPAM ADD was not started");
-  return ipam_add_->Wait();
-}
-void KernelOps::IpamDel() {
-  if (ipam_add_) ipam_add_->Finish();
-  cni::Delegate("DEL", ipam_type_, ipam_conf_, args_);
-}
+void KernelOps::StartIpamAdd() { ipam_.StartAdd(); }
+cni::Result KernelOps::WaitIpamAdd() { return ipam_.WaitAdd(); }
+void KernelOps::IpamDel() { ipam_.Del(); }
 std::function<void()> KernelOps::StartIpamDel() {
-  auto pending = std::make_shared<cni::PendingDelegate>(cni::StartDelegate("DEL", ipam_type_, ipam_conf_, args_));
-  return [pending] { pending->Wait(); };
+  ipam_.StartDel();
+  return [this] { ipam_.WaitDel(); };
 }
-void KernelOps::IpamCheck() { cni::Delegate("CHECK", ipam_type_, ipam_conf_, args_); }
-void KernelOps::IpamStatus() { cni::Delegate("STATUS", ipam_type_, ipam_conf_, args_); }
-void KernelOps::IpamGc() { cni::Delegate("GC", ipam_type_, ipam_conf_, args_); }
+void KernelOps::IpamCheck() { ipam_.Check(); }
+void KernelOps::IpamStatus() { ipam_.Status(); }
+void KernelOps::IpamGc() { ipam_.Gc(); }
 
 // --- Sockets and namespaces ---
 

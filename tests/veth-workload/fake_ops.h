@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fault_steps.h"
 #include "netiface/cni/error.h"
 #include "netiface/veth_workload/ops.h"
 
@@ -28,12 +29,10 @@ inline Observed ObservedFor(const Plan& plan, const std::string& container_mac) 
   return o;
 }
 
-class FakeOps : public Ops {
+// Injection (testing::FaultSteps): the first call named fail_at throws cni::Error(kNetlink), before its
+// effect or after it; `calls` records every call.
+class FakeOps : public Ops, public testing::FaultSteps {
  public:
-  // Injection: the first call named fail_at throws cni::Error(kNetlink), before its effect or after it.
-  std::string fail_at;
-  bool fail_after = false;
-  bool fired = false;
 
   // State.
   bool ip_reserved = false;
@@ -45,7 +44,6 @@ class FakeOps : public Ops {
   cni::Result ipam_result;
   std::string container_mac = "0a:58:0a:00:00:02";
   std::optional<Observed> observed;  // what Observe returns
-  std::vector<std::string> calls;
   std::vector<std::string> deleted_host_veths;
 
   // Like the real one, the allocation lands when the background ADD finishes, which the waiter
@@ -179,19 +177,6 @@ class FakeOps : public Ops {
     ipam_running = false;
     calls.push_back("IpamAddWait");
     ip_reserved = true;
-  }
-
-  int Count(const std::string& call) const { return static_cast<int>(std::count(calls.begin(), calls.end(), call)); }
-
- private:
-  template <typename F>
-  void Step(const std::string& name, F&& effect) {
-    calls.push_back(name);
-    bool fail = !fired && name == fail_at;
-    fired = fired || fail;
-    if (fail && !fail_after) throw cni::Error(cni::kNetlink, "injected failure before " + name);
-    effect();
-    if (fail) throw cni::Error(cni::kNetlink, "injected failure after " + name);
   }
 };
 

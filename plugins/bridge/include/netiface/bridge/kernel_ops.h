@@ -6,7 +6,7 @@
 #include <string>
 
 #include "netiface/bridge/ops.h"
-#include "netiface/cni/exec.h"
+#include "netiface/cni/ipam_delegate.h"
 #include "netiface/cni/skel.h"
 #include "netiface/netlink/netns.h"
 #include "netiface/netlink/socket.h"
@@ -46,7 +46,6 @@ class KernelOps : public Ops {
   void NatGc(const std::string& network, const std::vector<cni::Attachment>& valid) override;
 
  private:
-  const std::string& IpamType() const;
   nl::Socket& Host();
   // The container namespace, opened once; nullopt when CNI_NETNS is empty or gone.
   const std::optional<nl::NetNs>& ContainerNs();
@@ -54,10 +53,7 @@ class KernelOps : public Ops {
   nl::Socket& Container();
 
   const cni::CmdArgs& args_;
-  std::string ipam_type_;
-  cni::DelegateConf ipam_conf_;
-  std::optional<cni::PendingAdd> ipam_add_;
-  std::optional<cni::PendingDelegate> ipam_del_;
+  cni::IpamDelegate ipam_;
   std::optional<nl::Socket> host_, container_;
   std::optional<std::optional<nl::NetNs>> ns_;
 };

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "netiface/cni/exec.h"
+#include "netiface/cni/ipam_delegate.h"
 #include "netiface/cni/skel.h"
 #include "netiface/netlink/netns.h"
 #include "netiface/netlink/socket.h"
@@ -64,9 +64,7 @@ class KernelOps : public Ops {
   void WriteSysctls(const nl::NetNs* ns, const std::vector<Sysctl>& sysctls);
 
   const cni::CmdArgs& args_;
-  std::string ipam_type_;
-  cni::DelegateConf ipam_conf_;  // this plugin's stdin, which IPAM gets as it is
-  std::optional<cni::PendingAdd> ipam_add_;  // reaped by its destructor, also when the verb threw
+  cni::IpamDelegate ipam_;
   EndpointStore store_;
   std::unique_ptr<cni::AtomicFile> record_draft_;
   std::optional<nl::Socket> host_;
