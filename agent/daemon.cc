@@ -67,7 +67,8 @@ class Daemon {
     }
     mine_.public_ip = uplink_.public_ip;
     log::Info("uplink {} (index {}, MTU {}), public IP {}{}", uplink_.name, uplink_.ifindex, uplink_.mtu,
-              uplink_.public_ip.ToString(), uplink_.public_ipv6 ? ", public IPv6 " + uplink_.public_ipv6->ToString() : "");
+              uplink_.public_ip.ToString(),
+              uplink_.public_ipv6 ? ", public IPv6 " + uplink_.public_ipv6->ToString() : "");
     std::unique_ptr<etcd::Client> client;
     try {
       client = std::make_unique<etcd::Client>(o_.etcd);
@@ -305,7 +306,8 @@ class Daemon {
     }
     try {
       WriteSubnetEnv(o_.subnet_file, v);
-      if (!env_written_ || *env_written_ != text) log::Info("wrote {} (subnet {})", o_.subnet_file, v.subnet->ToString());
+      if (!env_written_ || *env_written_ != text)
+        log::Info("wrote {} (subnet {})", o_.subnet_file, v.subnet->ToString());
       env_written_ = text;
     } catch (const std::exception& e) {
       log::Error("{}", e.what());
@@ -356,9 +358,10 @@ class Daemon {
           LoseLease("taken by " + (l.attrs.public_ip ? l.attrs.public_ip->ToString() : std::string("another node")));
         } else {
           if (l.etcd_lease != own_->etcd_lease) {
-            log::Error("lease {} was rewritten by someone else with this node's public IP {} (two nodes with one "
-                       "public IP? set --public-ip or --iface): adopting it",
-                       Describe(l.subnet), mine_.public_ip->ToString());
+            log::Error(
+                "lease {} was rewritten by someone else with this node's public IP {} (two nodes with one "
+                "public IP? set --public-ip or --iface): adopting it",
+                Describe(l.subnet), mine_.public_ip->ToString());
           }
           own_ = l;
         }

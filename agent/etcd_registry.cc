@@ -72,8 +72,8 @@ class EtcdRegistry : public Registry {
   // where its compare then fails) may still have been applied: the key is read back, and when it is bound
   // to the fresh lease the write counts. The fresh lease is revoked only when it is certainly unused;
   // when that cannot be told, it is left to expire by itself, since revoking it could delete our own key.
-  std::optional<Lease> Put(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds,
-                           int64_t mod_revision, int64_t old_lease) {
+  std::optional<Lease> Put(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds, int64_t mod_revision,
+                           int64_t old_lease) {
     const std::string key = LeaseKey(prefix_, subnet);
     const int64_t lease = ttl_seconds > 0 ? client_.Grant(ttl_seconds).id : 0;
     const std::string value = EncodeLeaseAttrs(attrs);
@@ -83,14 +83,16 @@ class EtcdRegistry : public Registry {
       written = client_.PutIfModRevision(key, value, lease, mod_revision, &revision);
     } catch (...) {
       ReadBackResult now = ReadBack(key);
-      if (now.known && IsOurWrite(now, lease, value)) return Written(subnet, attrs, lease, now.kv->mod_revision, old_lease);
+      if (now.known && IsOurWrite(now, lease, value))
+        return Written(subnet, attrs, lease, now.kv->mod_revision, old_lease);
       if (now.known) RevokeQuietly(lease);  // certainly unused; unknown: it expires by itself
       throw;
     }
     if (!written) {
       // A failover may have run the transaction again on another member after the first one applied it.
       ReadBackResult now = ReadBack(key);
-      if (now.known && IsOurWrite(now, lease, value)) return Written(subnet, attrs, lease, now.kv->mod_revision, old_lease);
+      if (now.known && IsOurWrite(now, lease, value))
+        return Written(subnet, attrs, lease, now.kv->mod_revision, old_lease);
       if (now.known) RevokeQuietly(lease);
       return std::nullopt;
     }
@@ -103,8 +105,8 @@ class EtcdRegistry : public Registry {
   }
 
   struct ReadBackResult {
-    bool known = false;                 // false: etcd could not be asked
-    std::optional<etcd::KeyValue> kv;   // the key as it is now (nullopt: absent)
+    bool known = false;                // false: etcd could not be asked
+    std::optional<etcd::KeyValue> kv;  // the key as it is now (nullopt: absent)
   };
   ReadBackResult ReadBack(const std::string& key) {
     try {

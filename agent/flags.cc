@@ -26,9 +26,8 @@ std::vector<std::string> NormalizeGoFlags(const std::vector<std::string>& argv) 
   std::vector<std::string> out;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    bool go_long = i > 0 && a.size() > 2 && a[0] == '-' && a[1] != '-' && (a.find('=') == std::string::npos
-                                                                             ? a.size() > 2
-                                                                             : a.find('=') > 2);
+    bool go_long = i > 0 && a.size() > 2 && a[0] == '-' && a[1] != '-' &&
+                   (a.find('=') == std::string::npos ? a.size() > 2 : a.find('=') > 2);
     out.push_back(go_long ? "-" + a : a);
   }
   return out;
@@ -46,12 +45,14 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
   int64_t renew_margin_min = 60;
   bool version = false;
 
-  CLI::App app("netiface-agent: flanneld's node side. Leases a subnet for this node in etcd (flannel's layout),\n"
-               "writes subnet.env for the flannel CNI plugin, routes to the other nodes' subnets (host-gw or vxlan) and\n"
-               "keeps masquerade and forward rules in nftables table inet netiface.",
-               "netiface-agent");
-  app.footer("Every flag can also be given as FLANNELD_<FLAG> in the environment (FLANNELD_ETCD_ENDPOINTS, ...),\n"
-             "and as -flag=value (Go's spelling). See agent/README.md.");
+  CLI::App app(
+      "netiface-agent: flanneld's node side. Leases a subnet for this node in etcd (flannel's layout),\n"
+      "writes subnet.env for the flannel CNI plugin, routes to the other nodes' subnets (host-gw or vxlan) and\n"
+      "keeps masquerade and forward rules in nftables table inet netiface.",
+      "netiface-agent");
+  app.footer(
+      "Every flag can also be given as FLANNELD_<FLAG> in the environment (FLANNELD_ETCD_ENDPOINTS, ...),\n"
+      "and as -flag=value (Go's spelling). See agent/README.md.");
   app.add_option("--etcd-endpoints", endpoints, "Comma-separated etcd endpoints")->capture_default_str();
   app.add_option("--etcd-prefix", o.prefix, "etcd prefix of flannel's keys")->capture_default_str();
   app.add_option("--etcd-cafile", o.etcd.ca_file, "CA bundle to verify etcd's certificate (https endpoints)");
@@ -91,9 +92,10 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
       ->capture_default_str()
       ->check(CLI::IsMember({"debug", "info", "warning", "error"}));
   app.add_flag("--version", version, "Print the version and exit");
-  CLI::App* cleanup = app.add_subcommand(
-      "cleanup", "Remove the agent's nftables rules and every route of its protocol from this node (the lease "
-                 "expires on its own)");
+  CLI::App* cleanup =
+      app.add_subcommand("cleanup",
+                         "Remove the agent's nftables rules and every route of its protocol from this node (the lease "
+                         "expires on its own)");
 
   // Go's flag package lets a later flag override an earlier one; so do we (a unit file's flags plus a drop-in's).
   for (CLI::Option* opt : app.get_options()) {
@@ -111,9 +113,8 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
       auto it = env.find(EnvName(name));
       if (it == env.end()) continue;
       const std::string flag = "--" + name;
-      bool given = std::any_of(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), [&](const std::string& a) {
-        return a == flag || a.rfind(flag + "=", 0) == 0;
-      });
+      bool given = std::any_of(argv.begin() + (argv.empty() ? 0 : 1), argv.end(),
+                               [&](const std::string& a) { return a == flag || a.rfind(flag + "=", 0) == 0; });
       if (!given) from_env.push_back(flag + "=" + it->second);
     }
   }
@@ -154,9 +155,10 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
     o.uplink.public_ipv6 = *ip;
   }
   o.renew_margin_s = renew_margin_min * 60;
-  static const std::map<std::string, log::Level> kLevels = {
-      {"debug", log::Level::kDebug}, {"info", log::Level::kInfo}, {"warning", log::Level::kWarn},
-      {"error", log::Level::kError}};
+  static const std::map<std::string, log::Level> kLevels = {{"debug", log::Level::kDebug},
+                                                            {"info", log::Level::kInfo},
+                                                            {"warning", log::Level::kWarn},
+                                                            {"error", log::Level::kError}};
   cmd.log_level = kLevels.at(log_level);
   cmd.kind = cleanup->parsed() ? Command::kCleanup : Command::kRun;
   return cmd;

@@ -48,8 +48,8 @@ int RemoveAgentRoutes(int protocol) {
   int removed = 0;
   for (const auto& r : nl::ListRoutes(s, AF_UNSPEC)) {
     if (r.protocol != protocol) continue;
-    nl::RouteSpec spec{.dst = r.dst.Network(), .gw = r.gw, .ifindex = r.ifindex, .priority = r.priority,
-                       .protocol = protocol};
+    nl::RouteSpec spec{
+        .dst = r.dst.Network(), .gw = r.gw, .ifindex = r.ifindex, .priority = r.priority, .protocol = protocol};
     if (nl::DeleteRoute(s, spec)) ++removed;
   }
   return removed;

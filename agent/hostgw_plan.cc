@@ -31,8 +31,10 @@ std::optional<PeerEntries> HostGwEntries(const Lease& peer, int uplink_ifindex, 
   PeerEntries e;
   e.routes.push_back(*v4);
   if (ipv6 && peer.subnet.v6 && peer.attrs.public_ipv6 && !peer.attrs.public_ipv6->is_v4()) {
-    e.routes.push_back(nl::RouteSpec{.dst = peer.subnet.v6->Network(), .gw = peer.attrs.public_ipv6,
-                                     .ifindex = uplink_ifindex, .protocol = protocol});
+    e.routes.push_back(nl::RouteSpec{.dst = peer.subnet.v6->Network(),
+                                     .gw = peer.attrs.public_ipv6,
+                                     .ifindex = uplink_ifindex,
+                                     .protocol = protocol});
   }
   return e;
 }

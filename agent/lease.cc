@@ -111,7 +111,8 @@ LeaseAttrs DecodeLeaseAttrs(std::string_view json_text) {
   } catch (const nlohmann::ordered_json::exception& e) {
     throw std::invalid_argument(std::string("a lease value is not JSON: ") + e.what());
   }
-  if (!root.is_object()) throw std::invalid_argument("a lease value is not a JSON object: " + root.dump().substr(0, 80));
+  if (!root.is_object())
+    throw std::invalid_argument("a lease value is not a JSON object: " + root.dump().substr(0, 80));
   LeaseAttrs a;
   a.public_ip = DecodeAddr(root, "PublicIP", AF_INET);
   a.public_ipv6 = DecodeAddr(root, "PublicIPv6", AF_INET6);

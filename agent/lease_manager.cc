@@ -53,7 +53,7 @@ std::vector<cni::IpNet> FreeSubnets(int family, const cni::IpAddr& min, const cn
       continue;
     }
     const U128 next = (resume | (size - 1)) + 1;  // the first aligned subnet after the blocking span
-    if (next <= s) break;                          // wrapped past the top of the address space
+    if (next <= s) break;                         // wrapped past the top of the address space
     s = next;
   }
   return out;
@@ -84,8 +84,9 @@ bool Overlaps(const std::vector<Lease>& leases, const SubnetKey& k) {
 Choice ChooseSubnet(const NetworkConfig& cfg, const std::vector<Lease>& leases, const cni::IpAddr& public_ip,
                     const std::optional<SubnetKey>& previous, std::mt19937_64& rng) {
   if (!cfg.enable_ipv4) {
-    throw ConfigError("EnableIPv4 false: flanneld's etcd leases are keyed by an IPv4 subnet, so an IPv6-only "
-                      "network cannot be leased from etcd");
+    throw ConfigError(
+        "EnableIPv4 false: flanneld's etcd leases are keyed by an IPv4 subnet, so an IPv6-only "
+        "network cannot be leased from etcd");
   }
   Choice c;
   for (const Lease& l : leases) {
@@ -158,8 +159,8 @@ Lease AcquireLease(Registry& registry, const NetworkConfig& cfg, const LeaseAttr
     log::Info("lost the race for subnet {} (attempt {} of {}), choosing again", FormatSubnetKey(c.subnet), attempt,
               max_attempts);
   }
-  throw std::runtime_error(fmt::format("could not acquire a lease: lost the race for a subnet {} times in a row",
-                                       max_attempts));
+  throw std::runtime_error(
+      fmt::format("could not acquire a lease: lost the race for a subnet {} times in a row", max_attempts));
 }
 
 int64_t RenewAfterSeconds(int64_t ttl_seconds, int64_t margin_seconds) {

@@ -92,7 +92,8 @@ void LeaseWatcher::Loop() {
             backoff.Reset();  // a healthy message; a cancel keeps the backoff growing
             // A message without events (a progress notification) says every revision up to its header's
             // has been delivered: a later resume need not go back further (and hit a compaction).
-            if (r.events.empty() && !r.created && r.revision > 0) next_revision = std::max(next_revision, r.revision + 1);
+            if (r.events.empty() && !r.created && r.revision > 0)
+              next_revision = std::max(next_revision, r.revision + 1);
             WatchUpdate u;
             for (const etcd::Event& e : r.events) {
               next_revision = std::max(next_revision, e.kv.mod_revision + 1);

@@ -68,8 +68,9 @@ int GetLen(const Json& root, const char* key, int family) {
     throw ConfigError(fmt::format("{} {} is not a prefix length", key, v->dump()));
   }
   const int64_t len = v->get<int64_t>();
-  if (len > bits) throw ConfigError(fmt::format("{} {} is not a prefix length: an {} prefix is at most /{}", key, len,
-                                                FamilyName(family), bits));
+  if (len > bits)
+    throw ConfigError(
+        fmt::format("{} {} is not a prefix length: an {} prefix is at most /{}", key, len, FamilyName(family), bits));
   return static_cast<int>(len);
 }
 
@@ -102,13 +103,16 @@ FamilyConfig CheckFamily(const Json& root, const FamilyRules& r) {
   fc.subnet_len = GetLen(root, r.len_key, r.family);
   if (fc.subnet_len > 0) {
     if (fc.subnet_len > r.max_subnet_len) {
-      throw ConfigError(fmt::format("{} {} is too long: at most {} (a subnet needs room for a bridge, a tunnel "
-                                    "device and pods)", r.len_key, fc.subnet_len, r.max_subnet_len));
+      throw ConfigError(
+          fmt::format("{} {} is too long: at most {} (a subnet needs room for a bridge, a tunnel "
+                      "device and pods)",
+                      r.len_key, fc.subnet_len, r.max_subnet_len));
     }
     if (fc.subnet_len < prefix + 2) {
-      throw ConfigError(fmt::format("{} {} is too short for {} {}: it must be at least {} (four subnets, the first "
-                                    "of which is never leased)", r.len_key, fc.subnet_len, r.network_key,
-                                    network->ToString(), prefix + 2));
+      throw ConfigError(
+          fmt::format("{} {} is too short for {} {}: it must be at least {} (four subnets, the first "
+                      "of which is never leased)",
+                      r.len_key, fc.subnet_len, r.network_key, network->ToString(), prefix + 2));
     }
   } else if (prefix > r.min_network_len) {
     throw ConfigError(fmt::format("{} {} is too small: the smallest useful network is a /{}", r.network_key,
@@ -127,7 +131,8 @@ FamilyConfig CheckFamily(const Json& root, const FamilyRules& r) {
       throw ConfigError(fmt::format("{} {} is outside {} {}", key, a->ToString(), r.network_key, network->ToString()));
     }
     if (ToU128(*a) % size != 0) {
-      throw ConfigError(fmt::format("{} {} is not on a {} ({}) boundary", key, a->ToString(), r.len_key, fc.subnet_len));
+      throw ConfigError(
+          fmt::format("{} {} is not on a {} ({}) boundary", key, a->ToString(), r.len_key, fc.subnet_len));
     }
     return *a;
   };

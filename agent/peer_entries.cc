@@ -6,17 +6,17 @@
 namespace netiface::agent {
 namespace {
 
-using NeighKey = std::pair<int, cni::IpAddr>;                     // (ifindex, dst)
-using FdbKey = std::pair<int, std::string>;                        // (ifindex, mac)
-using FdbEntryKey = std::tuple<int, std::string, cni::IpAddr>;     // (ifindex, mac, dst)
+using NeighKey = std::pair<int, cni::IpAddr>;                   // (ifindex, dst)
+using FdbKey = std::pair<int, std::string>;                     // (ifindex, mac)
+using FdbEntryKey = std::tuple<int, std::string, cni::IpAddr>;  // (ifindex, mac, dst)
 
 bool SameNexthop(const nl::RouteSpec& want, const nl::RouteInfo& have) {
   return want.gw == have.gw && (want.ifindex == 0 || want.ifindex == have.ifindex);
 }
 
 nl::RouteSpec Removal(const nl::RouteInfo& o, int protocol) {
-  return nl::RouteSpec{.dst = o.dst.Network(), .gw = o.gw, .ifindex = o.ifindex, .priority = o.priority,
-                       .protocol = protocol};
+  return nl::RouteSpec{
+      .dst = o.dst.Network(), .gw = o.gw, .ifindex = o.ifindex, .priority = o.priority, .protocol = protocol};
 }
 
 }  // namespace
@@ -79,7 +79,8 @@ ReconcilePlan PlanReconcile(const std::map<SubnetKey, PeerEntries>& desired, con
   }
 
   for (const auto& o : observed.routes) {
-    if (o.protocol == protocol && wanted_routes.count(o.dst.Network()) == 0) plan.remove.routes.push_back(Removal(o, protocol));
+    if (o.protocol == protocol && wanted_routes.count(o.dst.Network()) == 0)
+      plan.remove.routes.push_back(Removal(o, protocol));
   }
   for (const auto& n : observed.neighs) {
     if (wanted_neighs.count(NeighKey{n.ifindex, n.dst}) == 0) plan.remove.neighs.push_back(n);

@@ -78,7 +78,8 @@ void PeerProgrammer::SetRoute(const nl::RouteSpec& r, bool replace) {
   if (replace || our_routes_.count(dst) != 0) {
     nl::ReplaceRoute(s_, r);
   } else if (nl::AddRoute(s_, r) == nl::AddRouteOutcome::kExists) {
-    throw cni::Error(cni::kNetlink, "a route to " + dst.ToString() + " that the agent did not install exists; leaving it");
+    throw cni::Error(cni::kNetlink,
+                     "a route to " + dst.ToString() + " that the agent did not install exists; leaving it");
   }
   our_routes_.insert(dst);
 }

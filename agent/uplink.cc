@@ -127,7 +127,8 @@ Uplink SelectUplink(const UplinkQuery& q, const std::vector<nl::LinkInfo>& links
     if (!r.dst.addr().is_v4() || r.dst.prefix_len() != 0 || r.ifindex <= 0) continue;
     if (best == nullptr || r.priority < best->priority) best = &r;
   }
-  if (best == nullptr) throw UplinkError("no --iface or --public-ip given and no IPv4 default route to pick a link from");
+  if (best == nullptr)
+    throw UplinkError("no --iface or --public-ip given and no IPv4 default route to pick a link from");
   const nl::LinkInfo* link = LinkByIndex(links, best->ifindex);
   if (link == nullptr) {
     throw UplinkError("the IPv4 default route's link #" + std::to_string(best->ifindex) + " was not found");

@@ -140,7 +140,8 @@ class VxlanBackend : public PeerBackend {
 }  // namespace
 
 std::unique_ptr<Backend> MakeVxlanBackend(const Uplink& uplink, const VxlanConfig& cfg, bool ipv6, int protocol) {
-  if (ipv6 && !uplink.public_ipv6) throw std::invalid_argument("vxlan over IPv6 needs the uplink's public IPv6 address");
+  if (ipv6 && !uplink.public_ipv6)
+    throw std::invalid_argument("vxlan over IPv6 needs the uplink's public IPv6 address");
   return std::make_unique<VxlanBackend>(uplink, cfg, ipv6, protocol);
 }
 

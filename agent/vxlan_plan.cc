@@ -88,7 +88,8 @@ std::optional<VxlanPeerPlan> PlanVxlanPeer(const Lease& peer, const VxlanLocal& 
   }
   const std::optional<cni::IpAddr>& public_ip = ipv6 ? peer.attrs.public_ipv6 : peer.attrs.public_ip;
   const char* family = ipv6 ? "IPv6" : "IPv4";
-  if (!public_ip || public_ip->is_v4() == ipv6) return fail(fmt::format("lease {} has no {} public IP", subnet, family));
+  if (!public_ip || public_ip->is_v4() == ipv6)
+    return fail(fmt::format("lease {} has no {} public IP", subnet, family));
   if (ipv6 && !peer.subnet.v6) return fail("lease " + subnet + " has no IPv6 subnet");
   const cni::IpNet dst = ipv6 ? peer.subnet.v6->Network() : peer.subnet.v4.Network();
   const nlohmann::json& raw = ipv6 ? peer.attrs.backend_v6_data : peer.attrs.backend_data;
@@ -102,8 +103,7 @@ std::optional<VxlanPeerPlan> PlanVxlanPeer(const Lease& peer, const VxlanLocal& 
   if (vni != nullptr && vni->is_number_integer() && vni->get<int64_t>() != local.vni) {
     return fail(fmt::format("lease {} is on VNI {}, this node on {}", subnet, vni->get<int64_t>(), local.vni));
   }
-  const std::optional<cni::IpNet> uplink_net =
-      ipv6 ? local.uplink_net6 : std::optional<cni::IpNet>(local.uplink_net);
+  const std::optional<cni::IpNet> uplink_net = ipv6 ? local.uplink_net6 : std::optional<cni::IpNet>(local.uplink_net);
   VxlanPeerPlan p;
   p.neigh_ip = dst.addr();
   p.mac = *parsed;

@@ -79,10 +79,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--bin") o.bin = next();
-    else if (a == "--out") o.out = next();
-    else if (a == "--quick") o.counts = Counts{.n_start = 3, .n_event = 5, .others = 200, .n_bulk_start = 2, .n_steady = 3, .n_repair = 2};
-    else return Usage();
+    if (a == "--bin")
+      o.bin = next();
+    else if (a == "--out")
+      o.out = next();
+    else if (a == "--quick")
+      o.counts = Counts{.n_start = 3, .n_event = 5, .others = 200, .n_bulk_start = 2, .n_steady = 3, .n_repair = 2};
+    else
+      return Usage();
   }
   if (o.bin.empty() || o.out.empty()) return Usage();
   if (::geteuid() != 0) {

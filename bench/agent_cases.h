@@ -16,8 +16,7 @@
 namespace netiface::bench::agent {
 
 inline constexpr char kHostGwConfig[] = R"({"Network":"10.0.0.0/8","SubnetLen":24,"Backend":{"Type":"host-gw"}})";
-inline constexpr char kVxlanConfig[] =
-    R"({"Network":"10.0.0.0/8","SubnetLen":24,"Backend":{"Type":"vxlan","VNI":1}})";
+inline constexpr char kVxlanConfig[] = R"({"Network":"10.0.0.0/8","SubnetLen":24,"Backend":{"Type":"vxlan","VNI":1}})";
 
 // The subnets the remote node's leases take in the event cases: 10.<second>.<i>.0/24, i < n. host-gw
 // uses seconds 200 and 201, vxlan 210 and 211 (0 and `others` other leases).
@@ -33,8 +32,7 @@ BackendResults RunVxlan(Rig& rig, RemoteNode& remote, const Counts& n, std::chro
 // n.n_start starts of a new node (no lease, no subnet.env; `fresh` says what else is missing) and as many
 // restarts with the lease alive, each timed until subnet.env, into r->start_fresh and r->start_restart;
 // progress on stderr under `backend`.
-void MeasureStarts(Rig& rig, const Counts& n, const std::string& backend, const std::string& fresh,
-                   BackendResults* r);
+void MeasureStarts(Rig& rig, const Counts& n, const std::string& backend, const std::string& fresh, BackendResults* r);
 
 // An entry a lease must become in the node's kernel: `key` with `value`, as `monitor` sees it.
 struct Expected {

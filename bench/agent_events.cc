@@ -21,8 +21,7 @@ std::vector<Peer> RemoteNodePeers(int second, int n, bool vxlan) {
   return out;
 }
 
-void MeasureStarts(Rig& rig, const Counts& n, const std::string& backend, const std::string& fresh,
-                   BackendResults* r) {
+void MeasureStarts(Rig& rig, const Counts& n, const std::string& backend, const std::string& fresh, BackendResults* r) {
   std::cerr << fmt::format("agent-bench: {}: start -> subnet.env, new node{}, {} runs\n", backend, fresh, n.n_start);
   for (int i = 0; i < n.n_start; ++i) {
     rig.ForgetNode();
@@ -48,15 +47,17 @@ void MeasureEvents(Rig& rig, EventWatch& watch, Pinger& pinger, const std::vecto
     Clock::time_point put_done = Clock::now();
     Clock::time_point programmed = t0;
     for (const Expected& e : entries) {
-      programmed = std::max(programmed, rig.WhileAgentRuns(t0 + seconds(10), e.key + " " + e.value, [&](Clock::time_point until) {
-        return e.monitor->WaitAdded(e.key, e.value, t0, until);
-      }));
+      programmed = std::max(programmed,
+                            rig.WhileAgentRuns(t0 + seconds(10), e.key + " " + e.value, [&](Clock::time_point until) {
+                              return e.monitor->WaitAdded(e.key, e.value, t0, until);
+                            }));
     }
-    Pinger::Reply reply = rig.WhileAgentRuns(t0 + seconds(10), "an echo reply from " + p.Host(2), [&](Clock::time_point until) {
-      auto r = pinger.WaitReply(until);
-      if (!r && !pinger.error().empty()) throw std::runtime_error("the bench's pinger: " + pinger.error());
-      return r;
-    });
+    Pinger::Reply reply =
+        rig.WhileAgentRuns(t0 + seconds(10), "an echo reply from " + p.Host(2), [&](Clock::time_point until) {
+          auto r = pinger.WaitReply(until);
+          if (!r && !pinger.error().empty()) throw std::runtime_error("the bench's pinger: " + pinger.error());
+          return r;
+        });
     pinger.Stop();
     if (reply.sent < t0) throw std::runtime_error("a probe sent before the Put was answered: the set-up leaks a path");
     std::optional<Clock::time_point> seen = watch.WaitPut(p.key, t0, t0 + seconds(10));

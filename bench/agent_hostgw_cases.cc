@@ -41,12 +41,15 @@ void CheckTable(const std::vector<Peer>& peers) {
     const nl::RouteInfo& r = *it->second;
     if (!r.gw || r.gw->ToString() != p.gw || r.ifindex != eth0 || r.protocol != kProtocol) {
       throw std::runtime_error(fmt::format("route to {} is via {} dev #{} proto {}, expected via {} dev eth0 proto {}",
-                                           p.dst, r.gw ? r.gw->ToString() : "-", r.ifindex, r.protocol, p.gw, kProtocol));
+                                           p.dst, r.gw ? r.gw->ToString() : "-", r.ifindex, r.protocol, p.gw,
+                                           kProtocol));
     }
   }
 }
 
-void FlushRoutes(Rig& rig) { ShOrThrow("ip -n " + rig.node().name() + " route flush proto " + std::to_string(kProtocol)); }
+void FlushRoutes(Rig& rig) {
+  ShOrThrow("ip -n " + rig.node().name() + " route flush proto " + std::to_string(kProtocol));
+}
 
 }  // namespace
 
@@ -101,7 +104,9 @@ BackendResults RunHostGw(Rig& rig, RemoteNode& remote, const Counts& n, std::chr
   Log(fmt::format("repairs after deleting every route, {}", n.n_repair));
   r.repair_flush = Repairs(
       rig, tail, n.n_repair, [&] { FlushRoutes(rig); },
-      [&](Clock::time_point t0) { return rig.WaitAll(rig.routes(), dsts, t0, t0 + seconds(10), "routes after the flush"); });
+      [&](Clock::time_point t0) {
+        return rig.WaitAll(rig.routes(), dsts, t0, t0 + seconds(10), "routes after the flush");
+      });
   CheckTable(others);
   rig.StopAgent();
   r.stop = rig.TakeStops();

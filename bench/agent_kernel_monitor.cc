@@ -64,7 +64,8 @@ std::optional<KernelChange> ParseNeighMessage(const nlmsghdr* h) {
        RTA_OK(a, len); a = RTA_NEXT(a, len)) {
     if (a->rta_type == NDA_DST && RTA_PAYLOAD(a) == 4) dst = Ip(AF_INET, RTA_DATA(a));
     if (a->rta_type == NDA_DST && RTA_PAYLOAD(a) == 16) dst = Ip(AF_INET6, RTA_DATA(a));
-    if (a->rta_type == NDA_LLADDR && RTA_PAYLOAD(a) == ETH_ALEN) mac = Mac(static_cast<const unsigned char*>(RTA_DATA(a)));
+    if (a->rta_type == NDA_LLADDR && RTA_PAYLOAD(a) == ETH_ALEN)
+      mac = Mac(static_cast<const unsigned char*>(RTA_DATA(a)));
   }
   const bool added = h->nlmsg_type == RTM_NEWNEIGH;
   if (n->ndm_family == AF_BRIDGE) {

@@ -23,9 +23,9 @@ namespace netiface::bench::agent {
 
 // One notification as a KernelMonitor keeps it.
 struct KernelChange {
-  std::string key;        // "10.1.2.0/24", "neigh 10.1.2.0", "fdb 0e:6e:62:01:00:02"
-  std::string value;      // the gateway, the MAC, the destination
-  bool present = false;   // added or replaced; false: deleted
+  std::string key;       // "10.1.2.0/24", "neigh 10.1.2.0", "fdb 0e:6e:62:01:00:02"
+  std::string value;     // the gateway, the MAC, the destination
+  bool present = false;  // added or replaced; false: deleted
 };
 
 // Pure parsers of one rtnetlink message; nullopt for a message the monitor ignores.

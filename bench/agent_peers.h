@@ -11,11 +11,11 @@ namespace netiface::bench::agent {
 
 struct Peer {
   netiface::agent::SubnetKey subnet;  // always 10.<second>.<third>.0/24
-  std::string dst;        // "10.200.3.0/24": the route's destination
-  std::string gw;         // the route's gateway: PublicIP (host-gw), the subnet's address (vxlan, onlink)
-  std::string public_ip;  // the node's PublicIP
-  std::string vtep_mac;   // vxlan: BackendData.VtepMAC, lower case; "" for host-gw
-  std::string key, value; // in etcd
+  std::string dst;                    // "10.200.3.0/24": the route's destination
+  std::string gw;                     // the route's gateway: PublicIP (host-gw), the subnet's address (vxlan, onlink)
+  std::string public_ip;              // the node's PublicIP
+  std::string vtep_mac;               // vxlan: BackendData.VtepMAC, lower case; "" for host-gw
+  std::string key, value;             // in etcd
   // "10.200.3.<n>".
   std::string Host(int n) const;
 };

@@ -82,8 +82,8 @@ void RemoteNode::RouteBackVxlan(const std::string& subnet, const std::string& vt
 LocalPod::LocalPod(const Rig& rig, const std::string& subnet) {
   pod_ = std::make_unique<Netns>("nab-p-" + rig.tag());
   Batch(rig, rig.node().name(), "local-node.batch",
-        {"link add vpod type veth peer name eth0 netns " + pod_->name(), "addr add " + HostIn(subnet, 1) + "/24 dev vpod",
-         "link set vpod up"});
+        {"link add vpod type veth peer name eth0 netns " + pod_->name(),
+         "addr add " + HostIn(subnet, 1) + "/24 dev vpod", "link set vpod up"});
   Batch(rig, pod_->name(), "local-pod.batch",
         {"addr add " + HostIn(subnet, 2) + "/24 dev eth0", "link set eth0 up",
          "route add default via " + HostIn(subnet, 1)});

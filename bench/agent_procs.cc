@@ -56,8 +56,10 @@ void TrackPid(pid_t pid) {
   bool late = false;
   {
     std::lock_guard<std::mutex> lock(T().mu);
-    if (T().torn_down) late = true;
-    else T().pids.insert(pid);
+    if (T().torn_down)
+      late = true;
+    else
+      T().pids.insert(pid);
   }
   if (late) KillAndReap(pid);
 }

@@ -12,7 +12,8 @@ namespace {
 
 // When a logged reconcile began, at the latest (the line was read at most one poll after it was written).
 Clock::time_point BeganBy(const ReconcileTail::Line& l) {
-  return l.read_at - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(l.reconcile.ms));
+  return l.read_at -
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(l.reconcile.ms));
 }
 
 }  // namespace

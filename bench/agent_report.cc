@@ -34,8 +34,8 @@ Spread Summarize(std::vector<double> xs) {
 
 std::string SpreadRow(const std::string& label, const Spread& s, int digits) {
   if (s.n == 0) return fmt::format("| {} | – | – | – | – | – | 0 |\n", label);
-  return fmt::format("| {} | {:.{}f} | {:.{}f} | {:.{}f} | {:.{}f} | {:.{}f} | {} |\n", label, s.median, digits,
-                     s.p10, digits, s.p90, digits, s.min, digits, s.max, digits, s.n);
+  return fmt::format("| {} | {:.{}f} | {:.{}f} | {:.{}f} | {:.{}f} | {:.{}f} | {} |\n", label, s.median, digits, s.p10,
+                     digits, s.p90, digits, s.min, digits, s.max, digits, s.n);
 }
 
 std::optional<ReconcileLine> ParseReconcileLine(std::string_view line) {

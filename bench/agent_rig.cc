@@ -45,14 +45,15 @@ void Rig::Fail(const std::string& what) const {
 }
 
 void Rig::Setup(const std::string& config) {
-  if (::unshare(CLONE_NEWNET) != 0) throw std::runtime_error(std::string("unshare(CLONE_NEWNET): ") + std::strerror(errno));
+  if (::unshare(CLONE_NEWNET) != 0)
+    throw std::runtime_error(std::string("unshare(CLONE_NEWNET): ") + std::strerror(errno));
   dir_ = std::make_unique<TempDir>();
   underlay_ = std::make_unique<Netns>("nab-ul-" + tag_);
   node_ = std::make_unique<Netns>("nab-n-" + tag_);
   const std::string ul = "ip -n " + underlay_->name(), n = "ip -n " + node_->name();
   ShOrThrow(ul + " link add br0 type bridge && " + ul + " addr add " + kEtcdIp + "/24 dev br0 && " + ul +
-            " link set br0 up && " + ul + " link add v1 type veth peer name eth0 netns " + node_->name() + " && " +
-            ul + " link set v1 master br0 up && " + n + " addr add " + kNodeIp + "/24 dev eth0 && " + n +
+            " link set br0 up && " + ul + " link add v1 type veth peer name eth0 netns " + node_->name() + " && " + ul +
+            " link set v1 master br0 up && " + n + " addr add " + kNodeIp + "/24 dev eth0 && " + n +
             " link set eth0 up && " + n + " route add default via " + kEtcdIp);
   auto ns = nl::NetNs::Open(node_->path());
   if (!ns || ::setns(ns->fd(), CLONE_NEWNET) != 0) throw std::runtime_error("cannot enter " + node_->path());
@@ -61,13 +62,32 @@ void Rig::Setup(const std::string& config) {
 
   std::cerr << "agent-bench: starting etcd in " << underlay_->name() << "\n";
   const std::string peer = std::string("http://") + kEtcdIp + ":2380";
-  etcd_ = std::make_unique<Process>(
-      std::vector<std::string>{"/bin/ip", "netns", "exec", underlay_->name(), "/usr/bin/etcd", "--name", "bench",
-                               "--data-dir", *dir_ / "etcd", "--listen-client-urls", kEndpoint,
-                               "--advertise-client-urls", kEndpoint, "--listen-peer-urls", peer,
-                               "--initial-advertise-peer-urls", peer, "--initial-cluster", "bench=" + peer,
-                               "--initial-cluster-state", "new", "--log-level", "warn", "--logger", "zap"},
-      *dir_ / "etcd.log");
+  etcd_ = std::make_unique<Process>(std::vector<std::string>{"/bin/ip",
+                                                             "netns",
+                                                             "exec",
+                                                             underlay_->name(),
+                                                             "/usr/bin/etcd",
+                                                             "--name",
+                                                             "bench",
+                                                             "--data-dir",
+                                                             *dir_ / "etcd",
+                                                             "--listen-client-urls",
+                                                             kEndpoint,
+                                                             "--advertise-client-urls",
+                                                             kEndpoint,
+                                                             "--listen-peer-urls",
+                                                             peer,
+                                                             "--initial-advertise-peer-urls",
+                                                             peer,
+                                                             "--initial-cluster",
+                                                             "bench=" + peer,
+                                                             "--initial-cluster-state",
+                                                             "new",
+                                                             "--log-level",
+                                                             "warn",
+                                                             "--logger",
+                                                             "zap"},
+                                    *dir_ / "etcd.log");
   etcd::ClientOptions opts = ClientOptions();
   opts.connect_timeout_ms = 500;
   opts.request_timeout_ms = 1000;
@@ -77,7 +97,8 @@ void Rig::Setup(const std::string& config) {
       probe.Put(na::ConfigKey(na::kDefaultPrefix), config);
       break;
     } catch (const etcd::Error& e) {
-      if (!etcd_->Running()) throw std::runtime_error("etcd exited during start-up: " + Tail(ReadFile(*dir_ / "etcd.log")));
+      if (!etcd_->Running())
+        throw std::runtime_error("etcd exited during start-up: " + Tail(ReadFile(*dir_ / "etcd.log")));
       if (Clock::now() >= deadline) throw std::runtime_error(std::string("etcd did not answer in 30 s: ") + e.what());
       std::this_thread::sleep_for(milliseconds(50));
     }
@@ -101,9 +122,14 @@ void Rig::DropBenchLeases() {
 
 void Rig::StartAgent(const std::vector<std::string>& extra) {
   agent_log_ = *dir_ / fmt::format("agent-{}.log", ++agent_runs_);
-  std::vector<std::string> argv = {"/bin/ip", "netns", "exec", node_->name(), bin_ + "/netiface-agent",
+  std::vector<std::string> argv = {"/bin/ip",
+                                   "netns",
+                                   "exec",
+                                   node_->name(),
+                                   bin_ + "/netiface-agent",
                                    std::string("--etcd-endpoints=") + kEndpoint,
-                                   "--subnet-file=" + (*dir_ / "subnet.env"), "--iface=eth0"};
+                                   "--subnet-file=" + (*dir_ / "subnet.env"),
+                                   "--iface=eth0"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   agent_ = std::make_unique<Process>(argv, agent_log_);
 }
@@ -113,7 +139,8 @@ void Rig::StopAgent() {
   int status = agent_->Stop();
   stops_.push_back(Ms(agent_->last_stop()));
   agent_.reset();
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) Fail(fmt::format("the agent exited with status {:#x} on SIGTERM", status));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    Fail(fmt::format("the agent exited with status {:#x} on SIGTERM", status));
 }
 
 void Rig::CheckAgent() {
@@ -167,9 +194,8 @@ std::string Rig::SubnetEnvValue(const std::string& name) const {
 Clock::time_point Rig::WaitAll(KernelMonitor& monitor, const std::vector<std::string>& keys, Clock::time_point since,
                                Clock::time_point deadline, const std::string& what) {
   int overflows = monitor.overflows();
-  Clock::time_point t = WhileAgentRuns(deadline, what, [&](Clock::time_point until) {
-    return monitor.WaitAllAdded(keys, since, until);
-  });
+  Clock::time_point t =
+      WhileAgentRuns(deadline, what, [&](Clock::time_point until) { return monitor.WaitAllAdded(keys, since, until); });
   if (monitor.overflows() != overflows) throw std::runtime_error(what + ": the kernel monitor lost notifications");
   return t;
 }

@@ -62,14 +62,19 @@ void CheckTables(const std::vector<Peer>& peers) {
     auto r = routes.find(p.dst);
     if (r == routes.end() || !r->second.gw || r->second.gw->ToString() != p.gw || r->second.ifindex != dev ||
         r->second.protocol != kProtocol) {
-      throw std::runtime_error(fmt::format("no route {} via {} dev {} proto {} in the node", p.dst, p.gw, kDevice, kProtocol));
+      throw std::runtime_error(
+          fmt::format("no route {} via {} dev {} proto {} in the node", p.dst, p.gw, kDevice, kProtocol));
     }
-    if (neighs[p.gw] != p.vtep_mac) throw std::runtime_error(fmt::format("no neighbour {} lladdr {}", p.gw, p.vtep_mac));
-    if (fdb[p.vtep_mac] != p.public_ip) throw std::runtime_error(fmt::format("no FDB entry {} dst {}", p.vtep_mac, p.public_ip));
+    if (neighs[p.gw] != p.vtep_mac)
+      throw std::runtime_error(fmt::format("no neighbour {} lladdr {}", p.gw, p.vtep_mac));
+    if (fdb[p.vtep_mac] != p.public_ip)
+      throw std::runtime_error(fmt::format("no FDB entry {} dst {}", p.vtep_mac, p.public_ip));
   }
 }
 
-void FlushRoutes(Rig& rig) { ShOrThrow("ip -n " + rig.node().name() + " route flush proto " + std::to_string(kProtocol)); }
+void FlushRoutes(Rig& rig) {
+  ShOrThrow("ip -n " + rig.node().name() + " route flush proto " + std::to_string(kProtocol));
+}
 // Deleting the device takes every neighbour, FDB entry and route of it along.
 void DeleteDevice(Rig& rig) { ShOrThrow("ip -n " + rig.node().name() + " link del " + kDevice); }
 
@@ -110,7 +115,8 @@ BackendResults RunVxlan(Rig& rig, RemoteNode& remote, const Counts& n, microseco
     Log(fmt::format("writing {} vxlan leases of other nodes", n.others));
     Clock::time_point t0 = Clock::now();
     r.bulk_write_ms = rig.WriteLeases(others);
-    r.bulk_programmed_ms = Ms(WaitEntries(rig, route_keys, neigh_keys, t0, seconds(120), "entries of the bulk leases") - t0);
+    r.bulk_programmed_ms =
+        Ms(WaitEntries(rig, route_keys, neigh_keys, t0, seconds(120), "entries of the bulk leases") - t0);
     CheckTables(others);
     Log(fmt::format("remote lease -> entries -> echo reply, {} other leases", n.others));
     MeasureEvents(rig, watch, pinger, RemoteNodePeers(211, n.n_event, true), expect, probe_interval, &r.events_n);
@@ -142,12 +148,16 @@ BackendResults RunVxlan(Rig& rig, RemoteNode& remote, const Counts& n, microseco
   Log(fmt::format("repairs after deleting every route, {}", n.n_repair));
   r.repair_flush = Repairs(
       rig, tail, n.n_repair, [&] { FlushRoutes(rig); },
-      [&](Clock::time_point t0) { return rig.WaitAll(rig.routes(), route_keys, t0, t0 + seconds(10), "routes after the flush"); });
+      [&](Clock::time_point t0) {
+        return rig.WaitAll(rig.routes(), route_keys, t0, t0 + seconds(10), "routes after the flush");
+      });
   CheckTables(others);
   Log(fmt::format("repairs after deleting {}, {}", kDevice, n.n_repair));
   r.repair_device = Repairs(
       rig, tail, n.n_repair, [&] { DeleteDevice(rig); },
-      [&](Clock::time_point t0) { return WaitEntries(rig, route_keys, neigh_keys, t0, seconds(10), "entries after the delete"); });
+      [&](Clock::time_point t0) {
+        return WaitEntries(rig, route_keys, neigh_keys, t0, seconds(10), "entries after the delete");
+      });
   CheckTables(others);
   rig.StopAgent();
   r.stop = rig.TakeStops();

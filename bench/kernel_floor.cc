@@ -33,8 +33,8 @@ FloorReport RunRoutedFloor(int n) {
     auto ns = nl::NetNs::Open(pool.Path(i));
     nl::Socket ctr = nl::Socket::OpenIn(*ns);
     std::string hname = "nfk" + std::to_string(i);
-    nl::CreateVeth(host, {.name = hname, .peer_name = "eth0", .peer_ns = &*ns, .mtu = 1500,
-                          .mac = "ee:ee:ee:ee:ee:ee"});
+    nl::CreateVeth(host,
+                   {.name = hname, .peer_name = "eth0", .peer_ns = &*ns, .mtu = 1500, .mac = "ee:ee:ee:ee:ee:ee"});
     auto eth0 = nl::FindLink(ctr, "eth0");
     IpAddr ip = IpAddr::V4((10u << 24) | (250u << 16) | static_cast<uint32_t>(i + 2));
     nl::AddAddress(ctr, eth0->index, IpNet::Host(ip));
@@ -77,8 +77,8 @@ FloorReport RunBridgeFloor(int n) {
     IpAddr ip = IpAddr::V4((10u << 24) | (251u << 16) | static_cast<uint32_t>(i + 2));
     nl::AddAddress(ctr, eth0->index, IpNet(ip, 16));
     nl::SetLinkUp(ctr, "eth0");
-    nl::AddRoute(ctr, {.dst = Net("0.0.0.0/0"), .gw = *IpAddr::Parse("10.251.0.1"), .ifindex = eth0->index,
-                       .onlink = true});
+    nl::AddRoute(ctr,
+                 {.dst = Net("0.0.0.0/0"), .gw = *IpAddr::Parse("10.251.0.1"), .ifindex = eth0->index, .onlink = true});
     add.push_back(NowMs() - t0);
   }
   for (int i = 0; i < n; ++i) {

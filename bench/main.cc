@@ -84,7 +84,9 @@ json HostLocal(const std::string& subnet, const std::string& dir) {
           {"routes", json::array({{{"dst", "0.0.0.0/0"}}})}};
 }
 
-json Conf(const std::string& name, const std::string& type) { return {{"cniVersion", "1.0.0"}, {"name", name}, {"type", type}}; }
+json Conf(const std::string& name, const std::string& type) {
+  return {{"cniVersion", "1.0.0"}, {"name", name}, {"type", type}};
+}
 
 // Enters a fresh network namespace for the rest of the process: every plugin we start runs in it, so
 // nothing touches this machine's own namespace.
@@ -105,8 +107,8 @@ std::string EnterHostNamespace() {
 
 std::string SeqRow(const std::string& config, const std::string& impl, const SeqReport& r) {
   return fmt::format("| {} | {} | {} | {} | {:.1f} | {} | {} | {:.1f} | {} | {} / {} | {} |\n", config, impl,
-                     F(r.add.median), F(r.add.p95), r.add.ops_per_s, F(r.del.median), F(r.del.p95),
-                     r.del.ops_per_s, F(r.check.median), r.rss_add_kb, r.rss_del_kb, r.fails);
+                     F(r.add.median), F(r.add.p95), r.add.ops_per_s, F(r.del.median), F(r.del.p95), r.del.ops_per_s,
+                     F(r.check.median), r.rss_add_kb, r.rss_del_kb, r.fails);
 }
 
 }  // namespace
@@ -116,12 +118,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--bin") o.bin = next();
-    else if (a == "--ref") o.ref = next();
-    else if (a == "--out") o.out = next();
-    else if (a == "--data") o.data = next();
-    else if (a == "--n") o.n = std::atoi(next().c_str());
-    else if (a == "--quick") o.quick = true;
+    if (a == "--bin")
+      o.bin = next();
+    else if (a == "--ref")
+      o.ref = next();
+    else if (a == "--out")
+      o.out = next();
+    else if (a == "--data")
+      o.data = next();
+    else if (a == "--n")
+      o.n = std::atoi(next().c_str());
+    else if (a == "--quick")
+      o.quick = true;
   }
   if (o.bin.empty() || o.out.empty() || o.data.empty()) {
     std::cerr << "usage: cni-bench --bin BUILD/bin --out FILE.md --data DIR [--ref DIR] [--n N] [--quick]\n";
@@ -152,10 +160,16 @@ int main(int argc, char** argv) {
   md << "## 1. Sequential: N=" << n << " ADD, " << n_check << " CHECK, N DEL (cniVersion 1.0.0)\n\n"
      << "| config | impl | ADD median | ADD p95 | ADD ops/s | DEL median | DEL p95 | DEL ops/s | CHECK median | "
         "peak RSS kB ADD / DEL | fails |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-  struct Pair { std::string config; Setup ours, ref; bool netns; };
+  struct Pair {
+    std::string config;
+    Setup ours, ref;
+    bool netns;
+  };
   auto bridge_conf = [&](const std::string& br, const std::string& dir) {
     json c = Conf("bench-bridge", "bridge");
-    c["bridge"] = br; c["isGateway"] = true; c["ipMasq"] = false;
+    c["bridge"] = br;
+    c["isGateway"] = true;
+    c["ipMasq"] = false;
     c["ipam"] = HostLocal("10.244.0.0/16", dir);
     return c;
   };
@@ -202,14 +216,18 @@ int main(int argc, char** argv) {
                               {"routes", json::array({{{"dst", "10.248.0.0/16"}}})}};
 
   std::vector<Pair> pairs = {
-      {"host-local alone", {"hl-ours", o.bin + "/host-local", o.bin, hl_ours, work + "/hl-ours"},
-       {"hl-ref", o.ref + "/host-local", o.ref, hl_ref, work + "/hl-ref"}, false},
+      {"host-local alone",
+       {"hl-ours", o.bin + "/host-local", o.bin, hl_ours, work + "/hl-ours"},
+       {"hl-ref", o.ref + "/host-local", o.ref, hl_ref, work + "/hl-ref"},
+       false},
       {"veth-workload vs ptp (+ host-local)",
        {"vw-ours", o.bin + "/veth-workload", o.bin, routed_conf("veth-workload", work + "/vw-ours"), work + "/vw-ours"},
-       {"pt-ref", o.ref + "/ptp", o.ref, routed_conf("ptp", work + "/pt-ref"), work + "/pt-ref"}, true},
+       {"pt-ref", o.ref + "/ptp", o.ref, routed_conf("ptp", work + "/pt-ref"), work + "/pt-ref"},
+       true},
       {"bridge + host-local",
        {"br-ours", o.bin + "/bridge", o.bin, bridge_conf("nfb-br-o", work + "/br-ours"), work + "/br-ours"},
-       {"br-ref", o.ref + "/bridge", o.ref, bridge_conf("nfb-br-r", work + "/br-ref"), work + "/br-ref"}, true},
+       {"br-ref", o.ref + "/bridge", o.ref, bridge_conf("nfb-br-r", work + "/br-ref"), work + "/br-ref"},
+       true},
   };
   std::map<std::string, SeqReport> seq;
   for (auto& p : pairs) {
@@ -223,8 +241,8 @@ int main(int argc, char** argv) {
                       Ratio(seq[p.ours.label].del.median, seq[p.ref.label].del.median),
                       Ratio(seq[p.ours.label].del.p95, seq[p.ref.label].del.p95),
                       Ratio(seq[p.ours.label].check.median, seq[p.ref.label].check.median));
-    chart << '"' << p.config << "\" " << F(seq[p.ours.label].add.median) << ' ' << F(seq[p.ref.label].add.median)
-          << ' ' << F(seq[p.ours.label].del.median) << ' ' << F(seq[p.ref.label].del.median) << "\n";
+    chart << '"' << p.config << "\" " << F(seq[p.ours.label].add.median) << ' ' << F(seq[p.ref.label].add.median) << ' '
+          << F(seq[p.ours.label].del.median) << ' ' << F(seq[p.ref.label].del.median) << "\n";
   }
   {
     std::cerr << "== flannel\n";
@@ -251,12 +269,13 @@ int main(int argc, char** argv) {
     }
     const SeqReport& ours = seq["fl-ours"];
     const SeqReport& ref = seq["fl-ref-bridge"];
-    md << fmt::format("| flannel → bridge + host-local | **ours/ref bridge+host-local** | **{}** | {} | | **{}** | {} | | {} | | |\n",
-                      Ratio(ours.add.median, ref.add.median), Ratio(ours.add.p95, ref.add.p95),
-                      Ratio(ours.del.median, ref.del.median), Ratio(ours.del.p95, ref.del.p95),
-                      Ratio(ours.check.median, ref.check.median));
-    chart << "\"flannel (ref: bridge)\" " << F(ours.add.median) << ' ' << F(ref.add.median) << ' '
-          << F(ours.del.median) << ' ' << F(ref.del.median) << "\n";
+    md << fmt::format(
+        "| flannel → bridge + host-local | **ours/ref bridge+host-local** | **{}** | {} | | **{}** | {} | | {} | | |\n",
+        Ratio(ours.add.median, ref.add.median), Ratio(ours.add.p95, ref.add.p95),
+        Ratio(ours.del.median, ref.del.median), Ratio(ours.del.p95, ref.del.p95),
+        Ratio(ours.check.median, ref.check.median));
+    chart << "\"flannel (ref: bridge)\" " << F(ours.add.median) << ' ' << F(ref.add.median) << ' ' << F(ours.del.median)
+          << ' ' << F(ref.del.median) << "\n";
     if (ref.fails > 0)
       md << "\nThe reference bridge's fails on flannel's config are its CHECKs: it reports the routes without a "
             "gateway that flannel's subnet.env adds as missing (its known CHECK bug).\n";
@@ -267,7 +286,8 @@ int main(int argc, char** argv) {
           "after ours.\n";
 
   // 2. VERSION: process start.
-  md << "\n## 2. Process start: VERSION (" << n << " calls)\n\n| plugin | netiface median / p95 | reference median / p95 | ours/ref |\n|---|---|---|---|\n";
+  md << "\n## 2. Process start: VERSION (" << n
+     << " calls)\n\n| plugin | netiface median / p95 | reference median / p95 | ours/ref |\n|---|---|---|---|\n";
   for (const char* p : {"host-local", "bridge"}) {
     Stats a = RunVersion(o.bin + "/" + p, n), b = RunVersion(o.ref + "/" + p, n);
     md << fmt::format("| {} | {} / {} | {} / {} | {} |\n", p, F(a.median), F(a.p95), F(b.median), F(b.p95),
@@ -281,10 +301,12 @@ int main(int argc, char** argv) {
 
   // 3. Parallel.
   const int workers = 4, cycles = o.quick ? 5 : 50;
-  md << "\n## 3. Parallel: " << workers << " workers × " << cycles << " (ADD+DEL), bridge + host-local, shared bridge and dataDir\n\n"
+  md << "\n## 3. Parallel: " << workers << " workers × " << cycles
+     << " (ADD+DEL), bridge + host-local, shared bridge and dataDir\n\n"
      << "| impl | ADD median / p95 | DEL median / p95 | throughput (ADD+DEL)/s | fails |\n|---|---|---|---|---|\n";
   Settle();
-  ParReport par_ours = RunParallel(pairs[2].ours, workers, cycles), par_ref = RunParallel(pairs[2].ref, workers, cycles);
+  ParReport par_ours = RunParallel(pairs[2].ours, workers, cycles),
+            par_ref = RunParallel(pairs[2].ref, workers, cycles);
   for (auto& [impl, r] : {std::pair{"netiface", par_ours}, std::pair{"reference", par_ref}})
     md << fmt::format("| {} | {} / {} | {} / {} | {:.1f} | {} |\n", impl, F(r.add.median), F(r.add.p95),
                       F(r.del.median), F(r.del.p95), r.ops_per_s, r.fails);
@@ -295,10 +317,11 @@ int main(int argc, char** argv) {
   // 4. host-local scale: last of the process scenarios, because creating and deleting 60,000 files
   // keeps the file system's journal busy for a while after it.
   std::ostringstream scale_md;
-  scale_md << "\n## 4. host-local cost vs pool size (/16, K existing reservations in the reference's format, then "
-     << scale_n << " ADD, " << scale_n << " DEL, " << scale_n << " DEL of unknown IDs)\n\n"
-     << "| K | netiface ADD | reference ADD | netiface DEL | reference DEL | netiface DEL unknown | reference DEL unknown | fails ours/ref |\n"
-        "|---|---|---|---|---|---|---|---|\n";
+  scale_md
+      << "\n## 4. host-local cost vs pool size (/16, K existing reservations in the reference's format, then "
+      << scale_n << " ADD, " << scale_n << " DEL, " << scale_n << " DEL of unknown IDs)\n\n"
+      << "| K | netiface ADD | reference ADD | netiface DEL | reference DEL | netiface DEL unknown | reference DEL unknown | fails ours/ref |\n"
+         "|---|---|---|---|---|---|---|---|\n";
   std::ostringstream scale_dat;
   json scale_conf = Conf("bench-scale", "host-local");
   std::vector<int> ks = o.quick ? std::vector<int>{0, 1000} : std::vector<int>{0, 1000, 10000, 30000};
@@ -312,12 +335,16 @@ int main(int argc, char** argv) {
     ScaleReport a = RunHostLocalScale({"sc-ours", o.bin + "/host-local", o.bin, co, work + "/sc-ours"}, k, scale_n);
     ScaleReport b = RunHostLocalScale({"sc-ref", o.ref + "/host-local", o.ref, cr, work + "/sc-ref"}, k, scale_n);
     scale_md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} / {} |\n", k, F(a.add.median), F(b.add.median),
-                      F(a.del.median), F(b.del.median), F(a.del_unknown.median), F(b.del_unknown.median), a.fails,
-                      b.fails);
+                            F(a.del.median), F(b.del.median), F(a.del_unknown.median), F(b.del_unknown.median), a.fails,
+                            b.fails);
     scale_dat << k << ' ' << F(a.add.median) << ' ' << F(b.add.median) << ' ' << F(a.del.median) << ' '
               << F(b.del.median) << "\n";
-    if (k == 0) { ours_add0 = a.add.median; ours_del0 = a.del.median; }
-    ours_add_max = a.add.median; ours_del_max = a.del.median;
+    if (k == 0) {
+      ours_add0 = a.add.median;
+      ours_del0 = a.del.median;
+    }
+    ours_add_max = a.add.median;
+    ours_del_max = a.del.median;
   }
 
   md << scale_md.str();
@@ -328,15 +355,19 @@ int main(int argc, char** argv) {
   FloorReport routed = RunRoutedFloor(n), bridged = RunBridgeFloor(n);
   md << "\n## 5. Kernel floor (the same netlink work in one process: no exec, no JSON, no IPAM; N=" << n << ")\n\n"
      << "| dataplane | ADD median / p95 | DEL median / p95 |\n|---|---|---|\n"
-     << fmt::format("| routed (veth-workload's calls) | {} / {} | {} / {} |\n", F(routed.add.median),
-                    F(routed.add.p95), F(routed.del.median), F(routed.del.p95))
+     << fmt::format("| routed (veth-workload's calls) | {} / {} | {} / {} |\n", F(routed.add.median), F(routed.add.p95),
+                    F(routed.del.median), F(routed.del.p95))
      << fmt::format("| bridge (bridge's calls) | {} / {} | {} / {} |\n", F(bridged.add.median), F(bridged.add.p95),
                     F(bridged.del.median), F(bridged.del.p95));
 
   // 6. Goals.
   auto verdict = [](bool ok) { return ok ? "met" : "**not met**"; };
-  const auto& vw = seq["vw-ours"]; const auto& pt = seq["pt-ref"];
-  const auto& fl = seq["fl-ours"]; const auto& br = seq["fl-ref-bridge"]; const auto& hl = seq["hl-ours"]; const auto& hlr = seq["hl-ref"];
+  const auto& vw = seq["vw-ours"];
+  const auto& pt = seq["pt-ref"];
+  const auto& fl = seq["fl-ours"];
+  const auto& br = seq["fl-ref-bridge"];
+  const auto& hl = seq["hl-ours"];
+  const auto& hlr = seq["hl-ref"];
   md << "\n## 6. Where we stand against the goals of the plugin issues\n\n| goal | measured | verdict |\n|---|---|---|\n"
      << fmt::format("| host-local ADD at {} reservations within 1.5× of an empty pool | {} vs {} ms ({}×) | {} |\n",
                     ks.back(), F(ours_add_max), F(ours_add0), Ratio(ours_add_max, ours_add0),
@@ -345,15 +376,17 @@ int main(int argc, char** argv) {
                     ks.back(), F(ours_del_max), F(ours_del0), Ratio(ours_del_max, ours_del0),
                     verdict(ours_del_max <= 1.5 * ours_del0))
      << fmt::format("| host-local ADD well under the reference's | {} vs {} ms ({}×) | {} |\n", F(hl.add.median),
-                    F(hlr.add.median), Ratio(hl.add.median, hlr.add.median), verdict(hl.add.median < 0.5 * hlr.add.median))
+                    F(hlr.add.median), Ratio(hl.add.median, hlr.add.median),
+                    verdict(hl.add.median < 0.5 * hlr.add.median))
      << fmt::format("| veth-workload ADD ≤ 1/3 of ptp + host-local | {} vs {} ms ({}×) | {} |\n", F(vw.add.median),
                     F(pt.add.median), Ratio(vw.add.median, pt.add.median), verdict(vw.add.median <= pt.add.median / 3))
      << fmt::format("| veth-workload DEL within 1.2× of the kernel floor | {} vs {} ms ({}×) | {} |\n",
                     F(vw.del.median), F(routed.del.median), Ratio(vw.del.median, routed.del.median),
                     verdict(vw.del.median <= 1.2 * routed.del.median))
-     << fmt::format("| flannel → bridge → host-local ADD ≤ 1/3 of reference bridge + host-local | {} vs {} ms ({}×) | {} |\n",
-                    F(fl.add.median), F(br.add.median), Ratio(fl.add.median, br.add.median),
-                    verdict(fl.add.median <= br.add.median / 3))
+     << fmt::format(
+            "| flannel → bridge → host-local ADD ≤ 1/3 of reference bridge + host-local | {} vs {} ms ({}×) | {} |\n",
+            F(fl.add.median), F(br.add.median), Ratio(fl.add.median, br.add.median),
+            verdict(fl.add.median <= br.add.median / 3))
      << fmt::format("| flannel DEL within 1.2× of the kernel floor | {} vs {} ms ({}×) | {} |\n", F(fl.del.median),
                     F(bridged.del.median), Ratio(fl.del.median, bridged.del.median),
                     verdict(fl.del.median <= 1.2 * bridged.del.median));
@@ -365,6 +398,7 @@ int main(int argc, char** argv) {
   std::cout << md.str();
   std::error_code ec;
   fs::remove_all(work, ec);
-  if (std::system(("ip netns del " + host_ns).c_str()) != 0) {}
+  if (std::system(("ip netns del " + host_ns).c_str()) != 0) {
+  }
   return 0;
 }

@@ -30,13 +30,15 @@ Stats Summarize(std::vector<double> ms) {
 NetnsPool::NetnsPool(const std::string& prefix, int count) : prefix_(prefix), count_(count) {
   std::string cmd;
   for (int i = 0; i < count; ++i) cmd += "ip netns add " + Path(i).substr(11) + " 2>/dev/null; ";
-  if (std::system(cmd.c_str()) != 0) {}
+  if (std::system(cmd.c_str()) != 0) {
+  }
 }
 
 NetnsPool::~NetnsPool() {
   std::string cmd;
   for (int i = 0; i < count_; ++i) cmd += "ip netns del " + Path(i).substr(11) + " 2>/dev/null; ";
-  if (std::system(cmd.c_str()) != 0) {}
+  if (std::system(cmd.c_str()) != 0) {
+  }
 }
 
 std::string NetnsPool::Path(int i) const { return "/run/netns/" + prefix_ + "-" + std::to_string(i); }

@@ -17,10 +17,10 @@ Stats Summarize(std::vector<double> ms);
 // A plugin as the runtime would call it.
 struct Setup {
   std::string label;
-  std::string plugin;      // path of the executable
-  std::string cni_path;    // where its delegates are found
-  nlohmann::json conf;     // network config (name, cniVersion, type, ...)
-  std::string data_dir;    // host-local dataDir to wipe between runs ("" = none)
+  std::string plugin;    // path of the executable
+  std::string cni_path;  // where its delegates are found
+  nlohmann::json conf;   // network config (name, cniVersion, type, ...)
+  std::string data_dir;  // host-local dataDir to wipe between runs ("" = none)
 };
 
 struct SeqReport {

@@ -141,7 +141,7 @@ struct WatchState {
   CURL* easy = nullptr;
   std::string url;
   long status = 0;
-  std::string pending;   // bytes after the last newline
+  std::string pending;  // bytes after the last newline
   std::string error_body;
   bool answered = false;  // the server sent a response (no failover once it did)
   bool done = false;      // ended on purpose: on_response said so, the server canceled, or *stop
@@ -329,8 +329,7 @@ int64_t Client::Delete(const std::string& key) {
 }
 
 bool Client::DeleteIfModRevision(const std::string& key, int64_t mod_revision) {
-  return ParseTxnResponse(impl_->Post(options_, "/v3/kv/txn", DeleteIfModRevisionRequest(key, mod_revision)))
-      .succeeded;
+  return ParseTxnResponse(impl_->Post(options_, "/v3/kv/txn", DeleteIfModRevisionRequest(key, mod_revision))).succeeded;
 }
 
 LeaseGrant Client::Grant(int64_t ttl_seconds) {
@@ -347,8 +346,7 @@ void Client::Revoke(int64_t lease_id) {
 }
 
 LeaseTtl Client::TimeToLive(int64_t lease_id) {
-  return ParseLeaseTimeToLiveResponse(
-      impl_->Post(options_, "/v3/lease/timetolive", LeaseTimeToLiveRequest(lease_id)));
+  return ParseLeaseTimeToLiveResponse(impl_->Post(options_, "/v3/lease/timetolive", LeaseTimeToLiveRequest(lease_id)));
 }
 
 void Client::WatchPrefix(const std::string& prefix, int64_t start_revision,

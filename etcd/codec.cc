@@ -187,8 +187,7 @@ std::string DeleteRangeRequest(std::string_view key, std::string_view range_end)
   return j.dump();
 }
 
-std::string PutIfModRevisionRequest(std::string_view key, std::string_view value, int64_t lease,
-                                    int64_t mod_revision) {
+std::string PutIfModRevisionRequest(std::string_view key, std::string_view value, int64_t lease, int64_t mod_revision) {
   json j = {{"compare", json::array({ModRevisionCompare(key, mod_revision)})},
             {"success", json::array({{{"request_put", PutOp(key, value, lease)}}})}};
   return j.dump();
@@ -282,8 +281,8 @@ void ThrowIfError(const json& j) {
   // {"error":{"grpc_code":N,"http_code":N,"message":"...","http_status":"..."}}.
   const json& src = error->is_object() ? *error : j;
   std::string message = src.contains("message") && src["message"].is_string() ? src["message"].get<std::string>()
-                        : error->is_string()                                   ? error->get<std::string>()
-                                                                               : error->dump();
+                        : error->is_string()                                  ? error->get<std::string>()
+                                                                              : error->dump();
   int code = 0;
   for (const char* field : {"code", "grpc_code"}) {
     auto it = src.find(field);

@@ -17,8 +17,8 @@ void Allocator::Fail(int code, const std::string& why) const {
   throw cni::Error(code, "failed to allocate for range " + std::to_string(index_) + ": " + why);
 }
 
-Allocation Allocator::Get(Store& store, const Store::Held& held, std::string_view container_id,
-                          std::string_view ifname, const std::optional<cni::IpAddr>& requested) const {
+Allocation Allocator::Get(Store& store, const Store::Held& held, std::string_view container_id, std::string_view ifname,
+                          const std::optional<cni::IpAddr>& requested) const {
   for (const auto* list : {&held.exact, &held.legacy}) {
     for (const cni::IpAddr& ip : *list) {
       if (set_.Contains(ip)) {

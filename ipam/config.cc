@@ -18,9 +18,9 @@ const json& IpamSection(const cni::NetConf& conf) {
 }
 
 std::string StringKey(const json& j, const char* key, const std::string& where) {
-  return cni::GetOptional<std::string>(j, key, [&](const json& v) {
-           Invalid(where + "." + key + " must be a string, got " + v.dump());
-         }).value_or("");
+  return cni::GetOptional<std::string>(
+             j, key, [&](const json& v) { Invalid(where + "." + key + " must be a string, got " + v.dump()); })
+      .value_or("");
 }
 
 // "10.1.2.3" or "10.1.2.3/24" (the prefix length is accepted and ignored, as the reference's ip.IP).
@@ -121,7 +121,8 @@ IpamConfig ParseIpamConfig(const cni::NetConf& conf, std::string_view cni_args) 
   int v4 = 0, v6 = 0;
   for (const auto& s : c.range_sets) (s.ranges().front().range_start.is_v4() ? v4 : v6)++;
   if ((v4 > 1 || v6 > 1) && !cni::VersionAtLeast(c.cni_version, "0.3.0")) {
-    Invalid("cniVersion \"" + c.cni_version + "\" does not support more than 1 range set per address family (needs 0.3.0)");
+    Invalid("cniVersion \"" + c.cni_version +
+            "\" does not support more than 1 range set per address family (needs 0.3.0)");
   }
   for (size_t a = 0; a < c.range_sets.size(); ++a) {
     for (size_t b = a + 1; b < c.range_sets.size(); ++b) {

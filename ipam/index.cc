@@ -202,9 +202,8 @@ std::optional<IndexStamp> DecodeStamp(std::string_view text) {
   if (!f) return std::nullopt;
   IndexStamp s;
   auto boot = Unescape((*f)[0]);
-  if (!boot || !ParseInt((*f)[1], s.dir.dev) || !ParseInt((*f)[2], s.dir.ino) ||
-      !ParseInt((*f)[3], s.dir.mtime_sec) || !ParseInt((*f)[4], s.dir.mtime_nsec) || !ParseInt((*f)[5], s.shards) ||
-      !ParseInt((*f)[6], s.entries)) {
+  if (!boot || !ParseInt((*f)[1], s.dir.dev) || !ParseInt((*f)[2], s.dir.ino) || !ParseInt((*f)[3], s.dir.mtime_sec) ||
+      !ParseInt((*f)[4], s.dir.mtime_nsec) || !ParseInt((*f)[5], s.shards) || !ParseInt((*f)[6], s.entries)) {
     return std::nullopt;
   }
   if (!IsPowerOfTwo(s.shards) || s.shards > kMaxShards) return std::nullopt;
@@ -319,7 +318,8 @@ void OwnerIndex::Add(const IndexEntry& e) {
 void OwnerIndex::Remove(const cni::IpAddr& ip, std::string_view owner) {
   const uint32_t shard = shard_count_ ? ShardOf(OwnerKey(owner), shard_count_) : 0;
   auto* entries = shard_count_ ? Shard(shard) : nullptr;
-  if (!entries) throw cni::Error(cni::kInternal, "index shard " + std::to_string(shard) + " removed from before lookup");
+  if (!entries)
+    throw cni::Error(cni::kInternal, "index shard " + std::to_string(shard) + " removed from before lookup");
   size_t removed = std::erase_if(*entries, [&](const IndexEntry& e) { return e.ip == ip && e.owner == owner; });
   entries_ -= std::min<uint64_t>(entries_, removed);
   dirty_.insert(shard);
@@ -357,8 +357,7 @@ void OwnerIndex::Save(const DirStamp& stamp) {
     if (!reset_ && !dirty_.count(shard)) continue;
     // A rebuilt index writes every shard, the empty ones too, so that later calls never create one; an
     // emptied shard is kept, empty.
-    WriteInPlace(ShardPath(dir_, shard), EncodeShard(entries),
-                 reset_ || !entries.empty() ? Create::kYes : Create::kNo);
+    WriteInPlace(ShardPath(dir_, shard), EncodeShard(entries), reset_ || !entries.empty() ? Create::kYes : Create::kNo);
   }
   if (reset_) RemoveOtherLayouts();
   dirty_.clear();

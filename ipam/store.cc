@@ -172,7 +172,10 @@ std::optional<Store> Store::Open(const StoreConfig& c, bool create) {
 }
 
 Store::Store(cni::FileLock lock, cni::UniqueFd dir_fd, std::string dir, std::string index_dir)
-    : lock_(std::move(lock)), dir_fd_(std::move(dir_fd)), dir_(std::move(dir)), index_(std::move(index_dir)),
+    : lock_(std::move(lock)),
+      dir_fd_(std::move(dir_fd)),
+      dir_(std::move(dir)),
+      index_(std::move(index_dir)),
       boot_id_(BootId()) {}
 
 Store::~Store() {
@@ -187,8 +190,8 @@ Store::~Store() {
 DirStamp Store::CurrentStamp() const {
   struct stat st {};
   if (::fstat(dir_fd_.get(), &st) != 0) IoError("cannot stat " + dir_, errno);
-  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), st.st_mtim.tv_sec,
-          st.st_mtim.tv_nsec, boot_id_};
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+          boot_id_};
 }
 
 void Store::BeginChange() {
@@ -398,7 +401,8 @@ void Store::SetLastReserved(size_t range_set, const IpAddr& ip) {
     std::string text = ip.ToString();
     ssize_t n = ::pwrite(fd.get(), text.data(), text.size(), 0);
     if (n != static_cast<ssize_t>(text.size())) IoError("cannot write " + dir_ + "/" + name, n < 0 ? errno : ENOSPC);
-    if (::ftruncate(fd.get(), static_cast<off_t>(text.size())) != 0) IoError("cannot write " + dir_ + "/" + name, errno);
+    if (::ftruncate(fd.get(), static_cast<off_t>(text.size())) != 0)
+      IoError("cannot write " + dir_ + "/" + name, errno);
   });
 }
 
@@ -413,14 +417,15 @@ void Store::Commit() {
     return;
   }
   if (!RoomForIndex()) {
-    if (index_.Drop()) log::Info("host-local: little space left for {}: its index is dropped until there is more", dir_);
+    if (index_.Drop())
+      log::Info("host-local: little space left for {}: its index is dropped until there is more", dir_);
     return;
   }
   // A later change of the folder by anyone sets its mtime to the (coarse) clock of that moment, which is
   // >= `now`. So a recorded mtime strictly before `now` can never be reproduced by a later change. When
   // our own last change is not yet strictly before `now` (same clock tick, or a fine-grained timestamp),
   // the folder's mtime is set back to now - 1ns, which no later change can produce either.
-  timespec now {};
+  timespec now{};
   ::clock_gettime(CLOCK_REALTIME_COARSE, &now);
   DirStamp stamp = CurrentStamp();
   timespec mtime{static_cast<time_t>(stamp.mtime_sec), static_cast<long>(stamp.mtime_nsec)};

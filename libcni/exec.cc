@@ -75,7 +75,9 @@ Exec& DefaultExec() {
   return exec;
 }
 
-std::unique_ptr<Exec::Running> Exec::Start(const ExecRequest& req) { return std::make_unique<RunOnRelease>(*this, req); }
+std::unique_ptr<Exec::Running> Exec::Start(const ExecRequest& req) {
+  return std::make_unique<RunOnRelease>(*this, req);
+}
 
 json InterpretPluginOutput(const ExecOutput& out, const std::string& path) {
   std::string name = BaseName(path);

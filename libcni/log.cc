@@ -25,11 +25,16 @@ constexpr const char* kPattern = "%Y-%m-%dT%H:%M:%S.%f%z [%P] %l: %v";
 
 spdlog::level::level_enum ToSpd(Level l) {
   switch (l) {
-    case Level::kDebug: return spdlog::level::debug;
-    case Level::kInfo: return spdlog::level::info;
-    case Level::kWarn: return spdlog::level::warn;
-    case Level::kError: return spdlog::level::err;
-    case Level::kOff: break;
+    case Level::kDebug:
+      return spdlog::level::debug;
+    case Level::kInfo:
+      return spdlog::level::info;
+    case Level::kWarn:
+      return spdlog::level::warn;
+    case Level::kError:
+      return spdlog::level::err;
+    case Level::kOff:
+      break;
   }
   return spdlog::level::off;
 }

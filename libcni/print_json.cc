@@ -50,13 +50,27 @@ void AppendGoString(std::string& out, std::string_view s) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
         default:
           if (c < 0x20 || c == '<' || c == '>' || c == '&') {
             AppendHexEscape(out, c);
@@ -91,8 +105,7 @@ void AppendGoFloat(std::string& out, double f) {
   char buf[64];
   double a = std::fabs(f);
   bool fixed = a == 0 || (a >= 1e-6 && a < 1e21);
-  auto r = std::to_chars(buf, buf + sizeof buf, f,
-                         fixed ? std::chars_format::fixed : std::chars_format::scientific);
+  auto r = std::to_chars(buf, buf + sizeof buf, f, fixed ? std::chars_format::fixed : std::chars_format::scientific);
   std::string s(buf, r.ptr);
   if (!fixed) {
     // "1e-07" -> "1e-7", as Go does.
@@ -108,12 +121,24 @@ void AppendGoFloat(std::string& out, double f) {
 
 void AppendGoJson(std::string& out, const json& j) {
   switch (j.type()) {
-    case json::value_t::null: out += "null"; break;
-    case json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; break;
-    case json::value_t::number_integer: out += std::to_string(j.get<int64_t>()); break;
-    case json::value_t::number_unsigned: out += std::to_string(j.get<uint64_t>()); break;
-    case json::value_t::number_float: AppendGoFloat(out, j.get<double>()); break;
-    case json::value_t::string: AppendGoString(out, j.get_ref<const std::string&>()); break;
+    case json::value_t::null:
+      out += "null";
+      break;
+    case json::value_t::boolean:
+      out += j.get<bool>() ? "true" : "false";
+      break;
+    case json::value_t::number_integer:
+      out += std::to_string(j.get<int64_t>());
+      break;
+    case json::value_t::number_unsigned:
+      out += std::to_string(j.get<uint64_t>());
+      break;
+    case json::value_t::number_float:
+      AppendGoFloat(out, j.get<double>());
+      break;
+    case json::value_t::string:
+      AppendGoString(out, j.get_ref<const std::string&>());
+      break;
     case json::value_t::array: {
       out += '[';
       bool first = true;
@@ -139,7 +164,8 @@ void AppendGoJson(std::string& out, const json& j) {
       out += '}';
       break;
     }
-    default: throw Error(kInternal, "cannot encode a binary JSON value");
+    default:
+      throw Error(kInternal, "cannot encode a binary JSON value");
   }
 }
 
@@ -154,11 +180,13 @@ namespace {
 // Key order of the Go structs the reference prints (error, version info, result of every version,
 // interface, ip, route, dns). One table serves all: no two structs order a shared key differently.
 constexpr std::array<std::string_view, 34> kKeyOrder = {
-    "cniVersion", "code",    "msg",        "details",  "supportedVersions", "interfaces", "ips",
-    "ip4",        "ip6",     "name",       "mac",      "dst",               "gw",         "mtu",
-    "sandbox",    "socketPath", "pciID",   "advmss",   "priority",          "table",      "scope",
-    "version",    "interface", "address",  "ip",       "gateway",           "routes",     "dns",
-    "nameservers", "domain", "search",     "options",  "containerID",       "ifname"};
+    "cniVersion", "code",    "msg",         "details",     "supportedVersions",
+    "interfaces", "ips",     "ip4",         "ip6",         "name",
+    "mac",        "dst",     "gw",          "mtu",         "sandbox",
+    "socketPath", "pciID",   "advmss",      "priority",    "table",
+    "scope",      "version", "interface",   "address",     "ip",
+    "gateway",    "routes",  "dns",         "nameservers", "domain",
+    "search",     "options", "containerID", "ifname"};
 
 size_t KeyRank(const std::string& key) {
   auto it = std::find(kKeyOrder.begin(), kKeyOrder.end(), key);

@@ -58,8 +58,7 @@ LinkInfo ToLinkInfo(rtnl_link* l) {
 std::optional<LinkInfo> GetLink(Socket& s, int index, const std::string& name) {
   if (index <= 0 && (name.empty() || name.size() >= IFNAMSIZ)) return std::nullopt;
   nl_msg* raw = nullptr;
-  std::string what = index > 0 ? "failed to look up link #" + std::to_string(index)
-                               : "failed to look up link " + name;
+  std::string what = index > 0 ? "failed to look up link #" + std::to_string(index) : "failed to look up link " + name;
   Check(rtnl_link_build_get_request(index, index > 0 ? nullptr : name.c_str(), &raw), what);
   std::optional<LinkInfo> out;
   int rc = detail::Transact(s, detail::MsgPtr(raw), [&](nl_msg* m) {

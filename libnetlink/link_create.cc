@@ -69,9 +69,8 @@ bool EnsureBridge(Socket& s, const std::string& name, int mtu) {
     auto existing = FindLink(s, name);
     if (!existing) continue;
     if (existing->kind != "bridge") {
-      throw cni::Error(cni::kInvalidConfig,
-                       "link " + name + " already exists but is not a bridge (" +
-                           (existing->kind.empty() ? "device" : existing->kind) + ")");
+      throw cni::Error(cni::kInvalidConfig, "link " + name + " already exists but is not a bridge (" +
+                                                (existing->kind.empty() ? "device" : existing->kind) + ")");
     }
     return false;
   }

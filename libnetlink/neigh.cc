@@ -2,13 +2,14 @@
 
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
-#include <netlink/route/neighbour.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
 #include <functional>
 #include <memory>
+
+#include <netlink/route/neighbour.h>
 
 #include "netiface/cni/error.h"
 #include "nl_util.h"

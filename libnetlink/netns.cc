@@ -73,7 +73,8 @@ NetNs::~NetNs() {
 }
 
 bool NetNs::SameAs(const NetNs& o) const {
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (fstat(fd_, &a) != 0 || fstat(o.fd_, &b) != 0) return false;
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }

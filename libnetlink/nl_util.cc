@@ -9,9 +9,7 @@
 
 namespace netiface::nl::detail {
 
-void ThrowOutOfMemory(const char* what) {
-  throw cni::Error(cni::kNetlink, std::string("out of memory: ") + what);
-}
+void ThrowOutOfMemory(const char* what) { throw cni::Error(cni::kNetlink, std::string("out of memory: ") + what); }
 
 LinkPtr NewLink() { return LinkPtr(NotNull(rtnl_link_alloc(), "link")); }
 

@@ -93,20 +93,34 @@ Socket::~Socket() {
 // before sending, replies it parsed itself); 0 for codes with no errno meaning.
 int ErrnoOf(int nle) {
   switch (nle) {
-    case NLE_EXIST: return EEXIST;
-    case NLE_OBJ_NOTFOUND: return ENOENT;
-    case NLE_NODEV: return ENODEV;
-    case NLE_NOADDR: return EADDRNOTAVAIL;
-    case NLE_PERM: return EPERM;
-    case NLE_NOACCESS: return EACCES;
-    case NLE_BUSY: return EBUSY;
-    case NLE_NOMEM: return ENOMEM;
-    case NLE_INVAL: return EINVAL;
-    case NLE_RANGE: return ERANGE;
-    case NLE_AGAIN: return EAGAIN;
-    case NLE_OPNOTSUPP: return EOPNOTSUPP;
-    case NLE_AF_NOSUPPORT: return EAFNOSUPPORT;
-    default: return 0;
+    case NLE_EXIST:
+      return EEXIST;
+    case NLE_OBJ_NOTFOUND:
+      return ENOENT;
+    case NLE_NODEV:
+      return ENODEV;
+    case NLE_NOADDR:
+      return EADDRNOTAVAIL;
+    case NLE_PERM:
+      return EPERM;
+    case NLE_NOACCESS:
+      return EACCES;
+    case NLE_BUSY:
+      return EBUSY;
+    case NLE_NOMEM:
+      return ENOMEM;
+    case NLE_INVAL:
+      return EINVAL;
+    case NLE_RANGE:
+      return ERANGE;
+    case NLE_AGAIN:
+      return EAGAIN;
+    case NLE_OPNOTSUPP:
+      return EOPNOTSUPP;
+    case NLE_AF_NOSUPPORT:
+      return EAFNOSUPPORT;
+    default:
+      return 0;
   }
 }
 

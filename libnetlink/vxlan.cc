@@ -1,10 +1,11 @@
 #include "netiface/netlink/vxlan.h"
 
 #include <linux/if.h>
-#include <netlink/route/link/vxlan.h>
 
 #include <algorithm>
 #include <cctype>
+
+#include <netlink/route/link/vxlan.h>
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/ifname.h"

@@ -18,9 +18,7 @@ void Apply(const Spec& spec) {
   ApplyGroup(TagComment(spec.tag), desired, "cannot install NAT rules for " + Describe(spec.tag));
 }
 
-bool Remove(const Tag& tag) {
-  return RemoveGroup(TagComment(tag), "cannot remove NAT rules of " + Describe(tag));
-}
+bool Remove(const Tag& tag) { return RemoveGroup(TagComment(tag), "cannot remove NAT rules of " + Describe(tag)); }
 
 void Verify(const Spec& spec) {
   std::vector<std::string> missing = MissingGroupRules(TagComment(spec.tag), PlanRules(spec));

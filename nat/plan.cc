@@ -52,8 +52,7 @@ std::string RuleCommand(const std::string& verb, const Rule& r, const std::strin
 }
 
 std::string DeleteRuleCommand(const ListedRule& r) {
-  return "delete rule inet " + std::string(kTable) + " " + r.chain + " handle " + std::to_string(r.handle) +
-         "\n";
+  return "delete rule inet " + std::string(kTable) + " " + r.chain + " handle " + std::to_string(r.handle) + "\n";
 }
 
 bool IsOurChain(const std::string& name) {
@@ -121,8 +120,8 @@ std::string StatementFromJson(const nlohmann::json& s) {
   if (key == "match" && val.is_object()) {
     const auto& left = val.value("left", nlohmann::json());
     const auto& op = val.value("op", std::string());
-    if (left.is_object() && left.contains("payload") && left["payload"].is_object() &&
-        val.contains("right") && (op == "==" || op == "!=")) {
+    if (left.is_object() && left.contains("payload") && left["payload"].is_object() && val.contains("right") &&
+        (op == "==" || op == "!=")) {
       const auto& p = left["payload"];
       std::string out = p.value("protocol", std::string("?")) + " " + p.value("field", std::string("?")) + " ";
       if (op == "!=") out += "!= ";
@@ -204,9 +203,8 @@ std::vector<Rule> PlanRules(const Spec& spec) {
   };
   for (const auto& [ext, in] : spec.floating_ips) {
     if (ext.family() != in.family()) {
-      throw cni::Error(cni::kNatFailure,
-                       "floating IP " + ext.ToString() + " and workload address " + in.ToString() +
-                           " are of different families");
+      throw cni::Error(cni::kNatFailure, "floating IP " + ext.ToString() + " and workload address " + in.ToString() +
+                                             " are of different families");
     }
     std::string p = Proto(ext.bits());
     add("prerouting", p + " daddr " + ext.ToString() + " dnat " + p + " to " + in.ToString());
@@ -217,8 +215,8 @@ std::vector<Rule> PlanRules(const Spec& spec) {
     if (m.prefix_len() == 0) continue;
     std::string p = Proto(m.addr().bits());
     std::string multicast = m.addr().is_v4() ? "224.0.0.0/4" : "ff00::/8";
-    add("postrouting", p + " saddr " + m.addr().ToString() + " " + p + " daddr != " + PrefixText(m.Network()) +
-                           " " + p + " daddr != " + multicast + " masquerade");
+    add("postrouting", p + " saddr " + m.addr().ToString() + " " + p + " daddr != " + PrefixText(m.Network()) + " " +
+                           p + " daddr != " + multicast + " masquerade");
   }
   std::vector<Rule> out;
   for (const auto& c : Chains()) {

@@ -28,9 +28,7 @@ void AppendField(std::string& out, const char* key, const json& value) {
   AppendGoJson(out, value);
 }
 
-[[noreturn]] void BadEntry(const std::string& what) {
-  throw Error(kDecodeFailure, "invalid cache entry", what);
-}
+[[noreturn]] void BadEntry(const std::string& what) { throw Error(kDecodeFailure, "invalid cache entry", what); }
 
 std::string StringField(const json& j, const char* key) {
   auto it = j.find(key);
@@ -48,8 +46,7 @@ std::string Base64Encode(std::string_view bytes) {
   out.reserve((bytes.size() + 2) / 3 * 4);
   size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
-    uint32_t v = (uint32_t(uint8_t(bytes[i])) << 16) | (uint32_t(uint8_t(bytes[i + 1])) << 8) |
-                 uint8_t(bytes[i + 2]);
+    uint32_t v = (uint32_t(uint8_t(bytes[i])) << 16) | (uint32_t(uint8_t(bytes[i + 1])) << 8) | uint8_t(bytes[i + 2]);
     for (int s = 18; s >= 0; s -= 6) out += kB64[(v >> s) & 0x3F];
   }
   size_t rest = bytes.size() - i;
@@ -156,9 +153,8 @@ std::string ResultCache::PathFor(const std::string& network, const std::string& 
                                  const std::string& ifname) const {
   for (const auto* part : {&network, &container_id, &ifname}) {
     if (part->empty() || part->find('/') != std::string::npos) {
-      throw Error(kInvalidConfig, "cache file path requires network name (\"" + network +
-                                      "\"), container ID (\"" + container_id + "\"), and interface name (\"" +
-                                      ifname + "\") without '/'");
+      throw Error(kInvalidConfig, "cache file path requires network name (\"" + network + "\"), container ID (\"" +
+                                      container_id + "\"), and interface name (\"" + ifname + "\") without '/'");
     }
   }
   return dir_ + "/results/" + network + "-" + container_id + "-" + ifname;
@@ -178,8 +174,7 @@ std::optional<CacheEntry> ResultCache::Read(const std::string& network, const st
   return DecodeCacheEntry(*bytes);
 }
 
-bool ResultCache::Remove(const std::string& network, const std::string& container_id,
-                         const std::string& ifname) const {
+bool ResultCache::Remove(const std::string& network, const std::string& container_id, const std::string& ifname) const {
   std::string path = PathFor(network, container_id, ifname);
   std::error_code ec;
   bool removed = fs::remove(path, ec);

@@ -51,8 +51,7 @@ std::string TypeOf(const json& plugin) { return plugin.value("type", std::string
 }  // namespace
 
 PluginError::PluginError(std::string type, std::string verb, const Error& cause, bool prefixed)
-    : Error(cause.code(),
-            prefixed ? cause.msg() : "plugin type=\"" + type + "\" failed (" + verb + "): " + cause.msg(),
+    : Error(cause.code(), prefixed ? cause.msg() : "plugin type=\"" + type + "\" failed (" + verb + "): " + cause.msg(),
             cause.details()),
       type_(std::move(type)),
       verb_(std::move(verb)) {}
@@ -82,8 +81,7 @@ json Runtime::Call(const std::string& command, const json& plugin, const Network
   return CallWithConfig(command, TypeOf(plugin), conf, rt);
 }
 
-void Runtime::Rollback(const NetworkConfigList& list, size_t count, const json& last_result,
-                       const RuntimeConf& rt) {
+void Runtime::Rollback(const NetworkConfigList& list, size_t count, const json& last_result, const RuntimeConf& rt) {
   json prev = VersionAtLeast(list.conf.cni_version, "0.4.0") ? last_result : json();
   for (size_t k = count; k-- > 0;) {
     try {
@@ -162,7 +160,8 @@ void Runtime::CheckNetworkList(const NetworkConfigList& list, const RuntimeConf&
   }
   if (!cached) {
     throw Error(kUnknownContainer, "no cached result for network \"" + list.conf.name + "\", container \"" +
-                                       rt.container_id + "\", interface \"" + rt.ifname + "\": CHECK needs an ADD first");
+                                       rt.container_id + "\", interface \"" + rt.ifname +
+                                       "\": CHECK needs an ADD first");
   }
   for (const auto& plugin : list.conf.plugins) Call("CHECK", plugin, list, *cached, rt);
 }
@@ -243,9 +242,9 @@ void Runtime::DelStale(const NetworkConfigList& list, const std::vector<CacheEnt
     try {
       DelNetworkList(list, rt);
     } catch (const Error& err) {
-      failures.push_back(std::make_exception_ptr(Error(
-          err.code(), "failed to delete stale attachment " + rt.container_id + " " + rt.ifname + ": " + err.msg(),
-          err.details())));
+      failures.push_back(std::make_exception_ptr(
+          Error(err.code(), "failed to delete stale attachment " + rt.container_id + " " + rt.ifname + ": " + err.msg(),
+                err.details())));
     }
   }
 }

@@ -123,8 +123,8 @@ json BuildPluginConfig(const json& plugin, const std::string& name, const std::s
   conf["cniVersion"] = cni_version;
   if (!prev_result.is_null()) conf["prevResult"] = prev_result;
   json rc = json::object();
-  if (auto caps = plugin.find("capabilities"); caps != plugin.end() && caps->is_object() &&
-                                                capability_args.is_object()) {
+  if (auto caps = plugin.find("capabilities");
+      caps != plugin.end() && caps->is_object() && capability_args.is_object()) {
     for (const auto& [key, declared] : caps->items()) {
       if (!declared.is_boolean() || !declared.get<bool>()) continue;
       if (auto arg = capability_args.find(key); arg != capability_args.end()) rc[key] = *arg;

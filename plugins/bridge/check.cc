@@ -117,8 +117,7 @@ void Check(const cni::CmdArgs& args, Ops& ops) {
   const cni::Result& prev = *args.conf.prev_result;
   if (!c.ipam_type.empty()) ops.IpamCheck();
   if (FindIfaces(prev, c, args.ifname).container < 0) {
-    throw cni::Error(cni::kInvalidConfig,
-                     "bridge: prevResult has no sandbox interface named \"" + args.ifname + "\"");
+    throw cni::Error(cni::kInvalidConfig, "bridge: prevResult has no sandbox interface named \"" + args.ifname + "\"");
   }
   std::set<int> tables;
   for (const auto& r : prev.routes) tables.insert(r.table.value_or(0));

@@ -24,14 +24,12 @@ std::string GetString(const json& raw, const char* key, std::string def) {
 // silently given a different network.
 void RejectUnsupported(const json& raw) {
   auto unsupported = [](const char* key, const json& v) {
-    throw cni::Error(cni::kUnsupportedField,
-                     std::string("bridge: unsupported field \"") + key + "\" = " + v.dump());
+    throw cni::Error(cni::kUnsupportedField, std::string("bridge: unsupported field \"") + key + "\" = " + v.dump());
   };
   if (auto it = raw.find("vlan"); it != raw.end() && !it->is_null() && *it != json(0)) {
     unsupported("vlan", *it);
   }
-  if (auto it = raw.find("vlanTrunk"); it != raw.end() && !it->is_null() &&
-                                       !(it->is_array() && it->empty())) {
+  if (auto it = raw.find("vlanTrunk"); it != raw.end() && !it->is_null() && !(it->is_array() && it->empty())) {
     unsupported("vlanTrunk", *it);
   }
   for (const char* key : {"macspoofchk", "portIsolation", "disableContainerInterface"}) {
@@ -40,8 +38,6 @@ void RejectUnsupported(const json& raw) {
 }
 
 }  // namespace
-
-
 
 Config ParseConfig(const cni::NetConf& conf) {
   const json& raw = conf.raw;
@@ -67,8 +63,7 @@ Config ParseConfig(const cni::NetConf& conf) {
   c.enable_dad = GetBool(raw, "enabledad", false);
   if (auto it = raw.find("mtu"); it != raw.end() && !it->is_null()) {
     if (!it->is_number_integer() || it->get<long long>() < 0 || it->get<long long>() > 65535) {
-      throw cni::Error(cni::kInvalidConfig, "bridge: \"mtu\" must be an integer between 0 and 65535",
-                       it->dump());
+      throw cni::Error(cni::kInvalidConfig, "bridge: \"mtu\" must be an integer between 0 and 65535", it->dump());
     }
     c.mtu = it->get<int>();
   }
@@ -91,7 +86,6 @@ void ValidateForAdd(const Config& c) {
   }
 }
 
-
 std::string RequestedMac(const cni::NetConf& conf, std::string_view cni_args) {
   auto normalize = [](const std::string& v, const char* where) {
     auto mac = NormalizeMac(v);
@@ -108,8 +102,8 @@ std::string RequestedMac(const cni::NetConf& conf, std::string_view cni_args) {
   }
   if (!cni_args.empty()) {
     // The keys runtimes send besides ours, so that a missing IgnoreUnknown does not fail the ADD.
-    auto parsed = cni::CniArgs::Parse(cni_args, {"MAC", "IP", "K8S_POD_NAME", "K8S_POD_NAMESPACE",
-                                                 "K8S_POD_INFRA_CONTAINER_ID", "K8S_POD_UID"});
+    auto parsed = cni::CniArgs::Parse(
+        cni_args, {"MAC", "IP", "K8S_POD_NAME", "K8S_POD_NAMESPACE", "K8S_POD_INFRA_CONTAINER_ID", "K8S_POD_UID"});
     if (auto mac = parsed.Get("MAC"); mac && !mac->empty()) return normalize(*mac, "CNI_ARGS MAC");
   }
   return "";

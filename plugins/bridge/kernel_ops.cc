@@ -122,8 +122,12 @@ std::string KernelOps::CreateVeth(const Config& c, const nl::LinkInfo& br, const
   nl::Socket& ctr = Container();
   std::string name;
   for (int attempt = 0; attempt < kVethNameAttempts && name.empty(); ++attempt) {
-    nl::VethSpec spec{.name = RandomVethName(), .peer_name = ifname, .peer_ns = &*ContainerNs(), .mtu = c.mtu,
-                      .peer_mac = mac, .master_index = br.index};
+    nl::VethSpec spec{.name = RandomVethName(),
+                      .peer_name = ifname,
+                      .peer_ns = &*ContainerNs(),
+                      .mtu = c.mtu,
+                      .peer_mac = mac,
+                      .master_index = br.index};
     try {
       nl::CreateVeth(host, spec);
       name = spec.name;

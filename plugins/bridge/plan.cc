@@ -18,9 +18,7 @@ bool IsDefault(const cni::IpNet& n) { return n.prefix_len() == 0; }
 
 }  // namespace
 
-const std::optional<cni::IpAddr>& FamilyGateways::For(int family) const {
-  return family == AF_INET ? v4 : v6;
-}
+const std::optional<cni::IpAddr>& FamilyGateways::For(int family) const { return family == AF_INET ? v4 : v6; }
 
 FamilyGateways GatewaysOf(const std::vector<cni::IpConfig>& ips) {
   FamilyGateways g;
@@ -65,9 +63,8 @@ Plan MakePlan(const Config& c, const cni::Result& ipam_result) {
     for (int family : {AF_INET, AF_INET6}) {
       auto gw = GatewaysOf(p.result.ips).For(family);
       if (!gw) continue;
-      bool has_default = std::any_of(p.result.routes.begin(), p.result.routes.end(), [&](const cni::Route& r) {
-        return r.dst.family() == family && IsDefault(r.dst);
-      });
+      bool has_default = std::any_of(p.result.routes.begin(), p.result.routes.end(),
+                                     [&](const cni::Route& r) { return r.dst.family() == family && IsDefault(r.dst); });
       if (!has_default) p.result.routes.push_back(cni::Route{DefaultNet(family), gw});
     }
   }

@@ -33,8 +33,7 @@ Config ParseConfig(const cni::NetConf& conf) {
   }
   for (const char* forbidden : {"name", "ipam"}) {
     if (c.delegate.contains(forbidden)) {
-      throw cni::Error(cni::kInvalidConfig,
-                       std::string("flannel: \"delegate\" must not contain \"") + forbidden + "\"",
+      throw cni::Error(cni::kInvalidConfig, std::string("flannel: \"delegate\" must not contain \"") + forbidden + "\"",
                        "the delegate's name is the network's, its ipam is built from subnet.env");
     }
   }

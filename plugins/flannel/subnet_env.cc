@@ -97,12 +97,13 @@ SubnetEnv LoadSubnetEnv(const std::string& path) {
   try {
     text = cni::ReadFileIfExists(path);
   } catch (const cni::Error& e) {
-    throw cni::Error(cni::kIoFailure, "failed to load flannel 'subnet.env' file " + path + ": " + e.msg() + "." +
-                                          std::string(kHint), e.details());
+    throw cni::Error(cni::kIoFailure,
+                     "failed to load flannel 'subnet.env' file " + path + ": " + e.msg() + "." + std::string(kHint),
+                     e.details());
   }
   if (!text) {
-    throw cni::Error(cni::kTryAgainLater, "failed to load flannel 'subnet.env' file " + path +
-                                              ": no such file." + std::string(kHint));
+    throw cni::Error(cni::kTryAgainLater,
+                     "failed to load flannel 'subnet.env' file " + path + ": no such file." + std::string(kHint));
   }
   return ParseSubnetEnv(*text, path);
 }

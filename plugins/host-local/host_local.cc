@@ -44,8 +44,8 @@ cni::Result Allocate(const cni::CmdArgs& args, const ipam::IpamConfig& cfg, Stor
   Store::Held held = store.Find(args.container_id, args.ifname);
   cni::UndoStack undo;
   for (size_t idx = 0; idx < cfg.range_sets.size(); ++idx) {
-    ipam::Allocation got = ipam::Allocator(cfg.range_sets[idx], idx)
-                               .Get(store, held, args.container_id, args.ifname, cfg.requested[idx]);
+    ipam::Allocation got =
+        ipam::Allocator(cfg.range_sets[idx], idx).Get(store, held, args.container_id, args.ifname, cfg.requested[idx]);
     undo.Push("release " + got.ip.ToString(), [&store, ip = got.ip, owner] { store.ReleaseIfOwner(ip, owner); });
     log::Debug("host-local: reserved {} in {} for {}", got.ip.ToString(), store.dir(), Describe(args));
     result.ips.push_back({std::nullopt, got.Address(), got.range->gateway});
@@ -102,14 +102,14 @@ void Check(const cni::CmdArgs& args) {
     if (!in_sets(ip)) continue;
     prev.push_back(ip);
     if (std::find(ips.begin(), ips.end(), ip) == ips.end()) {
-      throw Error(cni::kInternal, "host-local: prevResult address " + ip.ToString() + " is not reserved for " +
-                                      Describe(args));
+      throw Error(cni::kInternal,
+                  "host-local: prevResult address " + ip.ToString() + " is not reserved for " + Describe(args));
     }
   }
   for (const IpAddr& ip : ips) {
     if (in_sets(ip) && std::find(prev.begin(), prev.end(), ip) == prev.end()) {
-      throw Error(cni::kInternal, "host-local: address " + ip.ToString() + " reserved for " + Describe(args) +
-                                      " is not in prevResult");
+      throw Error(cni::kInternal,
+                  "host-local: address " + ip.ToString() + " reserved for " + Describe(args) + " is not in prevResult");
     }
   }
 }

@@ -3,5 +3,6 @@
 
 int main(int argc, char** argv) {
   return netiface::cni::PluginMain(netiface::host_local::Funcs(),
-                                   {"netiface host-local IPAM plugin: addresses from range sets, kept on local disk"}, argc, argv);
+                                   {"netiface host-local IPAM plugin: addresses from range sets, kept on local disk"},
+                                   argc, argv);
 }

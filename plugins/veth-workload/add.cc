@@ -37,8 +37,7 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
   ops.DraftRecord(RecordFolder(plan.id), plan.endpoint_name);
 
   // 5-6. Everything that follows from the addresses.
-  const cni::Result ipam =
-      req.ip_addrs_no_ipam ? NoIpamResult(*req.ip_addrs_no_ipam) : ops.WaitIpamAdd();
+  const cni::Result ipam = req.ip_addrs_no_ipam ? NoIpamResult(*req.ip_addrs_no_ipam) : ops.WaitIpamAdd();
   PlanAddresses(plan, c, req, ipam);
   ops.ConfigureContainer(plan);
   ops.ConfigureHost(plan);
@@ -52,10 +51,8 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
 
   // 8. The endpoint record, then the result.
   const EndpointRecord record = BuildRecord(plan, container_mac);
-  undo.Push("remove endpoint record", [&ops, folder = record.Folder(), name = record.name,
-                                       cid = record.container_id, ifname = record.ifname] {
-    ops.RemoveRecord(folder, name, cid, ifname);
-  });
+  undo.Push("remove endpoint record", [&ops, folder = record.Folder(), name = record.name, cid = record.container_id,
+                                       ifname = record.ifname] { ops.RemoveRecord(folder, name, cid, ifname); });
   ops.WriteRecord(record);
 
   undo.Dismiss();

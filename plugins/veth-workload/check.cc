@@ -77,7 +77,8 @@ std::vector<std::string> CompareState(const CheckExpectation& e, const Observed&
   if (!e.container_mac.empty() && Lower(ctr.mac) != e.container_mac) {
     p.push_back(e.ifname + " has MAC " + ctr.mac + ", expected " + e.container_mac);
   }
-  if (ctr.mtu != e.mtu) p.push_back(e.ifname + " has MTU " + std::to_string(ctr.mtu) + ", expected " + std::to_string(e.mtu));
+  if (ctr.mtu != e.mtu)
+    p.push_back(e.ifname + " has MTU " + std::to_string(ctr.mtu) + ", expected " + std::to_string(e.mtu));
   if (!ctr.admin_up) p.push_back(e.ifname + " is down");
   for (const auto& a : e.addresses) {
     if (std::find(o.container_addresses.begin(), o.container_addresses.end(), a) == o.container_addresses.end()) {
@@ -101,8 +102,10 @@ std::vector<std::string> CompareState(const CheckExpectation& e, const Observed&
   if (host.peer_index != ctr.index || ctr.peer_index != host.index) {
     p.push_back(e.host_veth + " is not the peer of " + e.ifname);
   }
-  if (Lower(host.mac) != kHostVethMac) p.push_back(e.host_veth + " has MAC " + host.mac + ", expected " + std::string(kHostVethMac));
-  if (host.mtu != e.mtu) p.push_back(e.host_veth + " has MTU " + std::to_string(host.mtu) + ", expected " + std::to_string(e.mtu));
+  if (Lower(host.mac) != kHostVethMac)
+    p.push_back(e.host_veth + " has MAC " + host.mac + ", expected " + std::string(kHostVethMac));
+  if (host.mtu != e.mtu)
+    p.push_back(e.host_veth + " has MTU " + std::to_string(host.mtu) + ", expected " + std::to_string(e.mtu));
   if (!host.admin_up) p.push_back(e.host_veth + " is down");
   for (const auto& a : e.addresses) {
     cni::IpNet dst = cni::IpNet::Host(a.addr());
@@ -112,7 +115,8 @@ std::vector<std::string> CompareState(const CheckExpectation& e, const Observed&
   }
   for (const auto& s : e.host_sysctls) {
     if (s.optional) continue;
-    auto it = std::find_if(o.host_sysctls.begin(), o.host_sysctls.end(), [&](const auto& kv) { return kv.first == s.key; });
+    auto it =
+        std::find_if(o.host_sysctls.begin(), o.host_sysctls.end(), [&](const auto& kv) { return kv.first == s.key; });
     if (it == o.host_sysctls.end() || !it->second) {
       p.push_back("sysctl " + s.key + " is missing");
     } else if (*it->second != s.value) {

@@ -139,8 +139,8 @@ std::string ResolveNodename(const Config& c) {
 }
 
 const std::vector<std::string_view>& KnownCniArgs() {
-  static const std::vector<std::string_view> kKnown = {"IP", "MAC", "K8S_POD_NAMESPACE", "K8S_POD_NAME",
-                                                       "K8S_POD_INFRA_CONTAINER_ID", "K8S_POD_UID"};
+  static const std::vector<std::string_view> kKnown = {
+      "IP", "MAC", "K8S_POD_NAMESPACE", "K8S_POD_NAME", "K8S_POD_INFRA_CONTAINER_ID", "K8S_POD_UID"};
   return kKnown;
 }
 
@@ -160,7 +160,6 @@ Identity ParseIdentity(const cni::CmdArgs& args, const std::string& node) {
   }
   return id;
 }
-
 
 AddRequest ParseAddRequest(const Config& c, const cni::CmdArgs& args) {
   const cni::NetConf& conf = args.conf;

@@ -30,9 +30,7 @@ void UnlinkIfExists(const std::string& path, const char* what) {
   }
 }
 
-[[noreturn]] void Bad(const std::string& what) {
-  throw cni::Error(cni::kDecodeFailure, "endpoint record: " + what);
-}
+[[noreturn]] void Bad(const std::string& what) { throw cni::Error(cni::kDecodeFailure, "endpoint record: " + what); }
 
 std::string Str(const json& j, const char* key) {
   auto it = j.find(key);
@@ -73,7 +71,8 @@ class StoreLock {
 
 json RecordToJson(const EndpointRecord& r) {
   json nats = json::array();
-  for (const auto& [ext, in] : r.ip_nats) nats.push_back({{"externalIp", ext.ToString()}, {"internalIp", in.ToString()}});
+  for (const auto& [ext, in] : r.ip_nats)
+    nats.push_back({{"externalIp", ext.ToString()}, {"internalIp", in.ToString()}});
   return json{{"name", r.name},
               {"network", r.network},
               {"node", r.node},
@@ -176,8 +175,8 @@ std::optional<EndpointRecord> EndpointStore::Read(const std::string& folder, con
   return ReadRecordFile(PathFor(folder, name));
 }
 
-bool EndpointStore::RemoveIfOwned(const std::string& folder, const std::string& name,
-                                  const std::string& container_id, const std::string& ifname) const {
+bool EndpointStore::RemoveIfOwned(const std::string& folder, const std::string& name, const std::string& container_id,
+                                  const std::string& ifname) const {
   std::error_code ec;
   if (!fs::exists(NetworkDir(), ec)) return false;
   StoreLock lock(NetworkDir());

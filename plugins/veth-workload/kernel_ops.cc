@@ -1,5 +1,3 @@
-#include <memory>
-
 #include "netiface/veth_workload/kernel_ops.h"
 
 #include <linux/if_addr.h>
@@ -8,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "netiface/cni/error.h"
@@ -32,9 +31,7 @@ std::string DataDirOf(const cni::NetConf& conf) {
 }  // namespace
 
 KernelOps::KernelOps(const cni::CmdArgs& args)
-    : args_(args),
-      ipam_(args),
-      store_(DataDirOf(args.conf), args.conf.name) {}
+    : args_(args), ipam_(args), store_(DataDirOf(args.conf), args.conf.name) {}
 
 // --- IPAM ---
 
@@ -95,7 +92,8 @@ bool KernelOps::DeleteHostVeth(const std::string& name) {
   auto link = nl::FindLink(Host(), name);
   if (!link) return false;
   if (link->kind != "veth") {
-    throw cni::Error(cni::kInvalidConfig, "host link " + name + " exists and is not a veth (kind \"" + link->kind + "\")");
+    throw cni::Error(cni::kInvalidConfig,
+                     "host link " + name + " exists and is not a veth (kind \"" + link->kind + "\")");
   }
   return nl::DeleteLink(Host(), name);
 }
@@ -112,7 +110,8 @@ std::string KernelOps::CreateVeth(const Plan& plan) {
     // The container end's IFLA_LINK is the host end's index: one lookup gives both.
     auto ctr = nl::FindLink(Container(), plan.id.ifname);
     if (!ctr || ctr->peer_index <= 0) {
-      throw cni::Error(cni::kNetlink, "veth end " + plan.id.ifname + " not found in " + args_.netns + " after creation");
+      throw cni::Error(cni::kNetlink,
+                       "veth end " + plan.id.ifname + " not found in " + args_.netns + " after creation");
     }
     container_index_ = ctr->index;
     host_index_ = ctr->peer_index;
@@ -153,8 +152,8 @@ void KernelOps::ConfigureHost(const Plan& plan) {
   std::vector<Sysctl> rest;
   for (const auto& sc : plan.host_sysctls) {
     auto& done = plan.host_link_sysctls;
-    if (std::find_if(done.begin(), done.end(), [&](const Sysctl& d) { return d.key == sc.key && d.value == sc.value; }) ==
-        done.end()) {
+    if (std::find_if(done.begin(), done.end(),
+                     [&](const Sysctl& d) { return d.key == sc.key && d.value == sc.value; }) == done.end()) {
       rest.push_back(sc);
     }
   }
@@ -167,7 +166,8 @@ void KernelOps::ConfigureHost(const Plan& plan) {
       if (r.dst != dst || r.ifindex == host_index_) continue;
       auto other = nl::FindLinkByIndex(s, r.ifindex);
       throw cni::Error(cni::kNetlink, "route " + dst.ToString() + " already exists for an interface other than " +
-                                          plan.host_veth + ": " + (other ? other->name : "#" + std::to_string(r.ifindex)));
+                                          plan.host_veth + ": " +
+                                          (other ? other->name : "#" + std::to_string(r.ifindex)));
     }
   }
   if (plan.has_v6) {

@@ -1,3 +1,5 @@
+#include "netiface/cni/verbs.h"
+
 #include <algorithm>
 #include <memory>
 
@@ -5,7 +7,6 @@
 #include "netiface/cni/error_list.h"
 #include "netiface/cni/join.h"
 #include "netiface/cni/log.h"
-#include "netiface/cni/verbs.h"
 #include "netiface/veth_workload/check.h"
 #include "netiface/veth_workload/kernel_ops.h"
 #include "netiface/veth_workload/naming.h"
@@ -46,7 +47,8 @@ void Check(const cni::CmdArgs& args, Ops& ops) {
     if (record->host_veth != expect.host_veth) {
       problems.push_back("endpoint record names host veth " + record->host_veth + ", expected " + expect.host_veth);
     }
-    if (c.ip_masq && record->masquerade.empty()) problems.push_back("ipMasq is on but the attachment has no masquerade");
+    if (c.ip_masq && record->masquerade.empty())
+      problems.push_back("ipMasq is on but the attachment has no masquerade");
     if (record->HasNat()) {
       try {
         ops.NatVerify(NatSpecOf(*record));
@@ -94,8 +96,6 @@ cni::PluginFuncs Funcs() {
                              {.add = Add, .del = Del, .check = Check, .status = Status, .gc = Gc});
 }
 
-cni::PluginInfo Info() {
-  return {.about = "veth-workload: routed veth pairs with a link-local gateway (netiface)"};
-}
+cni::PluginInfo Info() { return {.about = "veth-workload: routed veth pairs with a link-local gateway (netiface)"}; }
 
 }  // namespace netiface::veth_workload

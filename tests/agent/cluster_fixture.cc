@@ -121,7 +121,8 @@ Cluster::Cluster(const ClusterOptions& o) : o_(o) {
     must(Sh("ip -n " + n.ns->name() + " link add eth0 type veth peer name " + ul_end + " netns " + ul_->name()),
          "uplink veth");
     must(ul_->Sh("ip link set " + ul_end + " master br0 up"), "uplink port");
-    must(n.ns->Sh("ip addr add " + NodeIp(i) + "/24 dev eth0 && ip link set eth0 up && ip route add default via "
+    must(n.ns->Sh("ip addr add " + NodeIp(i) +
+                  "/24 dev eth0 && ip link set eth0 up && ip route add default via "
                   "192.0.2.254 && sysctl -qw net.ipv4.ip_forward=1"),
          "node uplink");
     if (o_.ipv6) {
@@ -129,15 +130,15 @@ Cluster::Cluster(const ClusterOptions& o) : o_(o) {
                     "/64 dev eth0 nodad && ip -6 route add default via 2001:db8:1::fe"),
            "node IPv6 uplink");
     }
-    std::string conf = nlohmann::json{
-        {"cniVersion", "1.0.0"},
-        {"name", "cluster"},
-        {"plugins",
-         {{{"type", "flannel"},
-           {"subnetFile", n.subnet_env()},
-           {"dataDir", n.dir + "/flannel"},
-           {"delegate", {{"bridge", "cni0"}, {"isDefaultGateway", true}}},
-           {"ipam", {{"dataDir", n.dir + "/ipam"}}}}}}}.dump(2);
+    std::string conf = nlohmann::json{{"cniVersion", "1.0.0"},
+                                      {"name", "cluster"},
+                                      {"plugins",
+                                       {{{"type", "flannel"},
+                                         {"subnetFile", n.subnet_env()},
+                                         {"dataDir", n.dir + "/flannel"},
+                                         {"delegate", {{"bridge", "cni0"}, {"isDefaultGateway", true}}},
+                                         {"ipam", {{"dataDir", n.dir + "/ipam"}}}}}}}
+                           .dump(2);
     Sh("mkdir -p " + n.dir + "/net.d");
     WriteFile(n.dir + "/net.d/10-cluster.conflist", conf);
     nodes_.push_back(std::move(n));
@@ -331,17 +332,22 @@ nlohmann::json Cluster::LeaseRecordOf(int i, const std::string& prefix) {
 
 void Cluster::CountUnderlayUdp(int port) {
   const std::string p = std::to_string(port);
-  RunResult r = ul_->Sh("nft -f - <<'EOF'\n"
-                        "table bridge nfa_underlay {\n"
-                        "  counter udp4 { }\n"
-                        "  counter udp6 { }\n"
-                        "  chain forward {\n"
-                        "    type filter hook forward priority 0; policy accept;\n"
-                        "    ether type ip udp dport " + p + " counter name \"udp4\"\n"
-                        "    ether type ip6 udp dport " + p + " counter name \"udp6\"\n"
-                        "  }\n"
-                        "}\n"
-                        "EOF");
+  RunResult r = ul_->Sh(
+      "nft -f - <<'EOF'\n"
+      "table bridge nfa_underlay {\n"
+      "  counter udp4 { }\n"
+      "  counter udp6 { }\n"
+      "  chain forward {\n"
+      "    type filter hook forward priority 0; policy accept;\n"
+      "    ether type ip udp dport " +
+      p +
+      " counter name \"udp4\"\n"
+      "    ether type ip6 udp dport " +
+      p +
+      " counter name \"udp6\"\n"
+      "  }\n"
+      "}\n"
+      "EOF");
   ASSERT_EQ(r.exit_code, 0) << "cannot install the underlay's UDP counter: " << r.err;
 }
 

@@ -43,9 +43,9 @@ class BackgroundProcess {
 };
 
 struct Node {
-  int index = 0;                      // 1-based: uplink address NodeIp(index) (and NodeIp6(index))
+  int index = 0;  // 1-based: uplink address NodeIp(index) (and NodeIp6(index))
   std::unique_ptr<TempNetns> ns;
-  std::string dir;                    // subnet.env, conflist, data dirs, agent log
+  std::string dir;  // subnet.env, conflist, data dirs, agent log
   std::unique_ptr<BackgroundProcess> agent;
   std::vector<std::unique_ptr<TempNetns>> pods;
 
@@ -115,7 +115,7 @@ class Cluster {
   // IPv4 address (its IPv6 one when it has no IPv4) and records both (a test failure when it has neither).
   std::string AddPod(int i);
   void DelPods(int i);
-  std::string PodIp(int i, int pod) const;   // "" when the pod has none of that family
+  std::string PodIp(int i, int pod) const;  // "" when the pod has none of that family
   std::string PodIp6(int i, int pod) const;
   // One ping (IPv4, or IPv6 for an IPv6 address) from the pod; PodPing6 forces `ping -6`.
   bool PodPing(int i, int pod, const std::string& addr) const;

@@ -70,7 +70,9 @@ class ClusterNatNetns : public ::testing::Test {
     }
     return out;
   }
-  std::string Ruleset(const char* flags = "") const { return host_->Sh(std::string("nft ") + flags + " list ruleset").out; }
+  std::string Ruleset(const char* flags = "") const {
+    return host_->Sh(std::string("nft ") + flags + " list ruleset").out;
+  }
 
   std::unique_ptr<netiface::testing::TempNetns> host_;
   std::optional<nl::NetNs> ns_;
@@ -109,8 +111,8 @@ TEST_F(ClusterNatNetns, MissingReportsADeletedRuleAndApplyRestoresIt) {
     if (item.contains("rule")) handles.push_back(item["rule"]["handle"].get<uint64_t>());
   }
   ASSERT_EQ(handles.size(), 6u);
-  ASSERT_EQ(host_->Sh("nft delete rule inet netiface cluster_postrouting handle " + std::to_string(handles[1])).exit_code,
-            0);
+  ASSERT_EQ(
+      host_->Sh("nft delete rule inet netiface cluster_postrouting handle " + std::to_string(handles[1])).exit_code, 0);
   EXPECT_EQ(In([&] { return MissingClusterRules(V4Rules()); }),
             std::vector<std::string>{"cluster_postrouting: ip saddr 10.5.1.0/24 ip daddr 10.5.0.0/16 return"});
   In([&] { ApplyClusterRules(V4Rules()); });

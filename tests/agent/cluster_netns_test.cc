@@ -4,11 +4,10 @@
 
 #include <set>
 
-#include "netiface/cni/ip.h"
-
 #include <gtest/gtest.h>
 
 #include "cluster_fixture.h"
+#include "netiface/cni/ip.h"
 
 namespace netiface::testing {
 namespace {
@@ -77,7 +76,11 @@ TEST_F(AgentClusterTest, PodsOnEveryNodeReachEachOther) {
     EXPECT_NE(env.find("FLANNEL_IPMASQ=true\n"), std::string::npos) << env;
   }
   EXPECT_EQ(subnets.size(), 3u);
-  ASSERT_TRUE(WaitFor([&] { return FullMesh(c, {1, 2, 3}); }, seconds(15)))
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return FullMesh(c, {1, 2, 3});
+      },
+      seconds(15)))
       << "routes: " << ::testing::PrintToString(c.AgentRoutes(1)) << ::testing::PrintToString(c.AgentRoutes(2))
       << ::testing::PrintToString(c.AgentRoutes(3));
 
@@ -108,8 +111,7 @@ TEST_F(AgentClusterTest, PodsOnEveryNodeReachEachOther) {
     public_ips.insert(l.value("publicIP", ""));
     EXPECT_EQ(l.value("backendType", ""), "host-gw");
     EXPECT_GT(l.value("ttlSeconds", 0), 86000);
-    EXPECT_TRUE(subnets.count(l.value("subnet", "").substr(0, l.value("subnet", "").rfind('.')) + ".1/24"))
-        << l.dump();
+    EXPECT_TRUE(subnets.count(l.value("subnet", "").substr(0, l.value("subnet", "").rfind('.')) + ".1/24")) << l.dump();
   }
   EXPECT_EQ(public_ips, (std::set<std::string>{"192.0.2.1", "192.0.2.2", "192.0.2.3"}));
   // flanneld's value format, as another flanneld would read it.
@@ -160,7 +162,8 @@ TEST_F(AgentClusterTest, RestartKeepsTheSubnetAndAnExpiredLeaseTakesItsRoutes) {
 
   // Restart while the lease lives: the same subnet, and the same key (the lease holding our public IP is
   // renewed in place, not created again: its create_revision stays).
-  const std::string key3 = "/coreos.com/network/subnets/" + SubnetOf(subnet3).replace(SubnetOf(subnet3).find('/'), 1, "-");
+  const std::string key3 =
+      "/coreos.com/network/subnets/" + SubnetOf(subnet3).replace(SubnetOf(subnet3).find('/'), 1, "-");
   auto create_revision = [&] {
     auto r = c.etcd().Etcdctl({"get", key3, "-w", "json"});
     auto j = nlohmann::json::parse(r.out, nullptr, false);
@@ -178,8 +181,7 @@ TEST_F(AgentClusterTest, RestartKeepsTheSubnetAndAnExpiredLeaseTakesItsRoutes) {
 
   // Stopped past its TTL: the lease expires and the other nodes drop their route to it.
   c.StopAgent(3);
-  ASSERT_TRUE(WaitFor([&] { return FullMesh(c, {1, 2}); }, seconds(20)))
-      << ::testing::PrintToString(c.AgentRoutes(1));
+  ASSERT_TRUE(WaitFor([&] { return FullMesh(c, {1, 2}); }, seconds(20))) << ::testing::PrintToString(c.AgentRoutes(1));
   EXPECT_EQ(c.Leases().size(), 2u);
   // Its own node keeps what it had (routes to the others).
   EXPECT_EQ(c.AgentRoutes(3).size(), 2u);
@@ -250,8 +252,9 @@ TEST_F(AgentClusterTest, RidesOutAnEtcdOutage) {
 
   // etcd comes back; a lease is added before the agents have reconnected (their backoff is up to 5 s).
   c.etcd().Start();
-  auto put = c.etcd().Etcdctl({"put", "/coreos.com/network/subnets/10.5.99.0-24",
-                               R"({"PublicIP":"192.0.2.9","PublicIPv6":null,"BackendType":"host-gw","BackendData":null})"});
+  auto put =
+      c.etcd().Etcdctl({"put", "/coreos.com/network/subnets/10.5.99.0-24",
+                        R"({"PublicIP":"192.0.2.9","PublicIPv6":null,"BackendType":"host-gw","BackendData":null})"});
   ASSERT_EQ(put.exit_code, 0) << put.err;
   for (int i = 1; i <= 2; ++i) {
     EXPECT_TRUE(WaitFor(
@@ -285,7 +288,8 @@ TEST_F(AgentClusterTest, BadInputIsNamedAndNothingIsHalfWritten) {
     c.PutConfig(k.config);
     c.StartAgent(1);
     EXPECT_TRUE(WaitFor([&] { return c.AgentLog(1).find(k.message) != std::string::npos; }, seconds(10)))
-        << "expected \"" << k.message << "\" in:\n" << c.AgentLog(1);
+        << "expected \"" << k.message << "\" in:\n"
+        << c.AgentLog(1);
     EXPECT_TRUE(c.node(1).agent->Running()) << "the agent must keep waiting for a usable config";
     EXPECT_TRUE(untouched());
     c.StopAgent(1);
@@ -302,8 +306,7 @@ TEST_F(AgentClusterTest, BadInputIsNamedAndNothingIsHalfWritten) {
   Sh("rm -f " + c.node(1).subnet_env());
   c.node(1).ns->Sh("nft delete table inet netiface");
   c.StartAgent(1, {"--etcd-endpoints=http://192.0.2.254:1"});
-  EXPECT_TRUE(WaitFor([&] { return c.AgentLogSinceStart(1).find("192.0.2.254:1") != std::string::npos; },
-                      seconds(10)))
+  EXPECT_TRUE(WaitFor([&] { return c.AgentLogSinceStart(1).find("192.0.2.254:1") != std::string::npos; }, seconds(10)))
       << c.AgentLog(1);
   EXPECT_TRUE(c.node(1).agent->Running());
   EXPECT_TRUE(c.Subnet(1).empty());

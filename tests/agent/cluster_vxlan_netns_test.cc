@@ -6,11 +6,10 @@
 
 #include <set>
 
-#include "netiface/cni/ip.h"
-
 #include <gtest/gtest.h>
 
 #include "cluster_fixture.h"
+#include "netiface/cni/ip.h"
 #include "node_state.h"
 
 namespace netiface::testing {
@@ -23,12 +22,10 @@ constexpr char kDev6[] = "flannel-v6.1";
 constexpr int kReconcileS = 2;
 
 std::string VxlanConfig(bool direct_routing) {
-  return nlohmann::json{{"Network", "10.5.0.0/16"},
-                        {"SubnetLen", 24},
-                        {"EnableIPv6", true},
-                        {"IPv6Network", "fd00:5::/56"},
-                        {"IPv6SubnetLen", 64},
-                        {"Backend", {{"Type", "vxlan"}, {"VNI", 1}, {"DirectRouting", direct_routing}}}}
+  return nlohmann::json{
+      {"Network", "10.5.0.0/16"}, {"SubnetLen", 24},
+      {"EnableIPv6", true},       {"IPv6Network", "fd00:5::/56"},
+      {"IPv6SubnetLen", 64},      {"Backend", {{"Type", "vxlan"}, {"VNI", 1}, {"DirectRouting", direct_routing}}}}
       .dump();
 }
 
@@ -45,7 +42,7 @@ struct Peer {
   std::string subnet4, subnet6;  // "10.5.34.0/24", "fd00:5:0:22::/64"
   std::string mac4, mac6;        // BackendData / BackendV6Data VtepMAC
   std::string public4, public6;
-  bool direct = false;           // DirectRouting applies: plain routes via the public IPs
+  bool direct = false;  // DirectRouting applies: plain routes via the public IPs
 };
 
 // Each node's peer record from its subnet.env and its lease in etcd; *why says what is missing.
@@ -70,8 +67,8 @@ std::vector<Peer> NodePeers(Cluster& c, bool direct, std::string* why) {
     p.mac6 = mac("BackendV6Data");
     p.direct = direct;
     if (p.subnet4.empty() || p.subnet6.empty() || p.mac4.empty() || p.mac6.empty() || p.public6.empty()) {
-      *why = "node " + std::to_string(i) + ": subnet.env " + c.Subnet(i) + " / " + c.Subnet6(i) + ", lease " +
-             rec.dump();
+      *why =
+          "node " + std::to_string(i) + ": subnet.env " + c.Subnet(i) + " / " + c.Subnet6(i) + ", lease " + rec.dump();
       return {};
     }
     out.push_back(p);
@@ -86,8 +83,8 @@ struct VxlanState {
 };
 
 VxlanState Observed(const TempNetns& ns) {
-  return {ProtoRoutes(ns, 4), ProtoRoutes(ns, 6),     PermanentNeighbours(ns, kDev4),
-          PermanentNeighbours(ns, kDev6), FdbEntries(ns, kDev4), FdbEntries(ns, kDev6)};
+  return {ProtoRoutes(ns, 4),    ProtoRoutes(ns, 6),   PermanentNeighbours(ns, kDev4), PermanentNeighbours(ns, kDev6),
+          FdbEntries(ns, kDev4), FdbEntries(ns, kDev6)};
 }
 
 // The contract: per encapsulated peer a permanent neighbour, an FDB entry to its public IP and an onlink
@@ -302,8 +299,8 @@ TEST_F(VxlanClusterTest, LosingAnEtcdMemberKeepsLeasesAndPeersFlowing) {
 
   // Member 0 is the first endpoint every agent was given.
   c().etcd_cluster().KillMember(0);
-  Peer fourth{"10.5.250.0/24", "fd00:5:0:fa::/64", "0e:00:00:00:fa:04", "0e:00:00:00:fa:06",
-              "192.0.2.40", "2001:db8:1::40"};
+  Peer fourth{"10.5.250.0/24",     "fd00:5:0:fa::/64", "0e:00:00:00:fa:04",
+              "0e:00:00:00:fa:06", "192.0.2.40",       "2001:db8:1::40"};
   const std::string key = "/coreos.com/network/subnets/10.5.250.0-24&fd00:5:0:fa::-64";
   const std::string value = R"({"PublicIP":"192.0.2.40","PublicIPv6":"2001:db8:1::40","BackendType":"vxlan",)"
                             R"("BackendData":{"VNI":1,"VtepMAC":"0e:00:00:00:fa:04"},)"
@@ -417,8 +414,8 @@ TEST(VxlanDirectRoutingTest, PeersOnTheSegmentAreRoutedWithoutEncapsulation) {
   std::string why;
   std::vector<Peer> peers = NodePeers(c, true, &why);
   ASSERT_EQ(peers.size(), 2u) << why;
-  Peer away{"10.5.251.0/24", "fd00:5:0:fb::/64", "0e:00:00:00:fb:04", "0e:00:00:00:fb:06",
-            "198.51.100.7", "2001:db8:99::7"};
+  Peer away{"10.5.251.0/24",     "fd00:5:0:fb::/64", "0e:00:00:00:fb:04",
+            "0e:00:00:00:fb:06", "198.51.100.7",     "2001:db8:99::7"};
   auto put = c.Etcdctl({"put", "/coreos.com/network/subnets/10.5.251.0-24&fd00:5:0:fb::-64",
                         R"({"PublicIP":"198.51.100.7","PublicIPv6":"2001:db8:99::7","BackendType":"vxlan",)"
                         R"("BackendData":{"VNI":1,"VtepMAC":"0e:00:00:00:fb:04"},)"

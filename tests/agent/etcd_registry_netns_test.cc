@@ -18,9 +18,9 @@
 namespace netiface::agent {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::EtcdServer;
 using testing::EtcdServerOptions;
+using ::testing::HasSubstr;
 
 EtcdServer* shared_server = nullptr;
 
@@ -90,8 +90,8 @@ TEST_F(EtcdRegistryTest, ConfigMissingThenRead) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(std::string(e.what()), "network config not found at " + prefix_ + "/config");
   }
-  ASSERT_EQ(Etcdctl({"put", prefix_ + "/config", R"({"Network":"10.5.0.0/16","Backend":{"Type":"host-gw"}})"})
-                .exit_code, 0);
+  ASSERT_EQ(
+      Etcdctl({"put", prefix_ + "/config", R"({"Network":"10.5.0.0/16","Backend":{"Type":"host-gw"}})"}).exit_code, 0);
   NetworkConfig cfg = registry_->GetConfig();
   EXPECT_EQ(cfg.network, Net("10.5.0.0/16"));
   EXPECT_EQ(cfg.backend_type, "host-gw");
@@ -161,12 +161,16 @@ TEST_F(EtcdRegistryTest, LostCreateRaceReturnsNulloptAndLeavesNoEtcdLease) {
 
 TEST_F(EtcdRegistryTest, ListsWhatFlanneldWroteAndSkipsGarbage) {
   const std::string subnets = prefix_ + "/subnets/";
-  ASSERT_EQ(Etcdctl({"put", subnets + "10.5.3.0-24",
-                     R"({"PublicIP":"192.0.2.3","PublicIPv6":null,"BackendType":"vxlan","BackendData":{"VNI":1,"VtepMAC":"7a:1b:2c:3d:4e:5f"}})"})
-                .exit_code, 0);
+  ASSERT_EQ(
+      Etcdctl(
+          {"put", subnets + "10.5.3.0-24",
+           R"({"PublicIP":"192.0.2.3","PublicIPv6":null,"BackendType":"vxlan","BackendData":{"VNI":1,"VtepMAC":"7a:1b:2c:3d:4e:5f"}})"})
+          .exit_code,
+      0);
   ASSERT_EQ(Etcdctl({"put", subnets + "10.5.4.0-24&fd00:0:0:4::-64",
                      R"({"PublicIP":"192.0.2.4","PublicIPv6":"2001:db8::4","BackendType":"host-gw"})"})
-                .exit_code, 0);
+                .exit_code,
+            0);
   ASSERT_EQ(Etcdctl({"put", subnets + "not-a-lease", "{}"}).exit_code, 0);
   ASSERT_EQ(Etcdctl({"put", subnets + "10.5.5.0-24", "not json"}).exit_code, 0);
   LeaseSnapshot snap = registry_->ListLeases();
@@ -189,7 +193,8 @@ TEST_F(EtcdRegistryTest, AnUnreadableLeaseIsNotAFreeSubnet) {
   // previous subnet the node remembers.
   ASSERT_EQ(Etcdctl({"put", prefix_ + "/config",
                      R"({"Network":"10.7.0.0/26","SubnetLen":28,"SubnetMin":"10.7.0.16","SubnetMax":"10.7.0.16"})"})
-                .exit_code, 0);
+                .exit_code,
+            0);
   ASSERT_EQ(Etcdctl({"put", prefix_ + "/subnets/10.7.0.16-28", "not json"}).exit_code, 0);
   NetworkConfig cfg = registry_->GetConfig();
   std::mt19937_64 rng(1);

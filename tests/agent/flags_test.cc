@@ -44,9 +44,11 @@ TEST(AgentFlags, FlanneldSpellingsAndEnvironment) {
   ASSERT_EQ(c.kind, Command::kRun);
   EXPECT_EQ(c.options.prefix, "/b");
   EXPECT_EQ(c.options.uplink.ifaces, (std::vector<std::string>{"eth0", "192.0.2.3"}));
-  c = Parse({"--subnet-lease-renew-margin=5"},
-            {{"FLANNELD_IP_MASQ", "true"}, {"FLANNELD_PUBLIC_IP", "192.0.2.7"}, {"FLANNELD_IPTABLES_RESYNC", "9"},
-             {"FLANNELD_SUBNET_LEASE_RENEW_MARGIN", "30"}, {"FLANNELD_IFACE", "eth3"}});
+  c = Parse({"--subnet-lease-renew-margin=5"}, {{"FLANNELD_IP_MASQ", "true"},
+                                                {"FLANNELD_PUBLIC_IP", "192.0.2.7"},
+                                                {"FLANNELD_IPTABLES_RESYNC", "9"},
+                                                {"FLANNELD_SUBNET_LEASE_RENEW_MARGIN", "30"},
+                                                {"FLANNELD_IFACE", "eth3"}});
   ASSERT_EQ(c.kind, Command::kRun);
   EXPECT_EQ(c.options.rules_resync_s, 9);
   EXPECT_EQ(c.options.renew_margin_s, 5 * 60);  // the command line wins over the environment

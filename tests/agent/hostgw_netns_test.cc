@@ -1,10 +1,11 @@
 // The host-gw backend and FindUplink against the kernel, in throw-away namespaces (kernel_topology.h):
 // the backend is created inside a node namespace (its socket stays there), the test reads the routes
 // back with `ip -j route`, and two nodes ping pod to pod over the routes it installed.
+#include "netiface/agent/hostgw.h"
+
 #include <gtest/gtest.h>
 
 #include "kernel_topology.h"
-#include "netiface/agent/hostgw.h"
 #include "netiface/agent/uplink.h"
 #include "netiface/cni/error.h"
 #include "netiface/netlink/netns.h"
@@ -116,10 +117,11 @@ TEST_F(HostGwNetns, ForeignRouteOfTheSameDestinationIsLeftAlone) {
 TEST_F(HostGwNetns, ReconcileRepairsAndRemovesStale) {
   backend_->AddPeer(MakeLease("10.5.2.0/24", "192.0.2.2"));
   backend_->AddPeer(MakeLease("10.5.3.0/24", "192.0.2.3"));
-  testing::Topology::Must(Node(), "ip route del 10.5.2.0/24 && "
-                                  "ip route add 10.5.9.0/24 via 192.0.2.9 dev eth0 proto 78 && "
-                                  "ip route replace 10.5.3.0/24 via 192.0.2.33 dev eth0 proto 78 && "
-                                  "ip route add 10.5.8.0/24 via 192.0.2.8 dev eth0 proto static");
+  testing::Topology::Must(Node(),
+                          "ip route del 10.5.2.0/24 && "
+                          "ip route add 10.5.9.0/24 via 192.0.2.9 dev eth0 proto 78 && "
+                          "ip route replace 10.5.3.0/24 via 192.0.2.33 dev eth0 proto 78 && "
+                          "ip route add 10.5.8.0/24 via 192.0.2.8 dev eth0 proto static");
   std::vector<Lease> peers = {MakeLease("10.5.2.0/24", "192.0.2.2"), MakeLease("10.5.3.0/24", "192.0.2.3")};
   backend_->Reconcile(peers);
   EXPECT_EQ(Route("10.5.2.0/24").value("gateway", ""), "192.0.2.2");
@@ -138,9 +140,10 @@ TEST_F(HostGwNetns, ReconcileRepairsAndRemovesStale) {
 TEST_F(HostGwNetns, RemoveAgentRoutesTakesOnlyOurProtocol) {
   backend_->AddPeer(MakeLease("10.5.2.0/24", "192.0.2.2"));
   backend_->AddPeer(MakeLease("10.5.3.0/24", "192.0.2.3"));
-  testing::Topology::Must(Node(), "ip -6 addr add fd00:2::1/64 dev eth0 nodad && "
-                                  "ip -6 route add fd00:5::/64 via fd00:2::2 proto 78 && "
-                                  "ip route add 10.5.8.0/24 via 192.0.2.8 dev eth0 proto static");
+  testing::Topology::Must(Node(),
+                          "ip -6 addr add fd00:2::1/64 dev eth0 nodad && "
+                          "ip -6 route add fd00:5::/64 via fd00:2::2 proto 78 && "
+                          "ip route add 10.5.8.0/24 via 192.0.2.8 dev eth0 proto static");
   auto before = Node().IpJson("route show proto 78");
   ASSERT_EQ(before.size(), 2u) << before.dump();
   int removed = 0;

@@ -37,12 +37,15 @@ class Topology {
       const std::string ns = std::to_string(n);
       Must(*underlay_, "ip link add ul" + ns + " master br0 type veth peer name eth0 netns " + t.node->name() +
                            " && ip link set ul" + ns + " up");
-      Must(*t.node, "ip addr add " + t.uplink_ip() + "/24 dev eth0 && ip link set eth0 up && "
-                    "ip route add default via 192.0.2.254 && sysctl -qw net.ipv4.ip_forward=1 && "
-                    "ip link add vp0 type veth peer name eth0 netns " + t.pod->name() +
-                    " && ip addr add 10.5." + ns + ".1/24 dev vp0 && ip link set vp0 up");
-      Must(*t.pod, "ip addr add " + t.pod_ip() + "/24 dev eth0 && ip link set eth0 up && "
-                   "ip route add default via 10.5." + ns + ".1");
+      Must(*t.node, "ip addr add " + t.uplink_ip() +
+                        "/24 dev eth0 && ip link set eth0 up && "
+                        "ip route add default via 192.0.2.254 && sysctl -qw net.ipv4.ip_forward=1 && "
+                        "ip link add vp0 type veth peer name eth0 netns " +
+                        t.pod->name() + " && ip addr add 10.5." + ns + ".1/24 dev vp0 && ip link set vp0 up");
+      Must(*t.pod, "ip addr add " + t.pod_ip() +
+                       "/24 dev eth0 && ip link set eth0 up && "
+                       "ip route add default via 10.5." +
+                       ns + ".1");
       nodes_.push_back(std::move(t));
     }
   }

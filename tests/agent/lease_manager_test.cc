@@ -10,8 +10,8 @@
 namespace netiface::agent {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FakeRegistry;
+using ::testing::HasSubstr;
 
 cni::IpAddr Ip(const char* s) { return *cni::IpAddr::Parse(s); }
 cni::IpNet Net(const char* s) { return *cni::IpNet::Parse(s); }
@@ -109,8 +109,8 @@ TEST(ChooseSubnetTest, LeasesOfOtherShapesBlockWhatTheyOverlap) {
   NetworkConfig cfg = Cfg(R"({"Network":"10.5.0.0/16","SubnetMax":"10.5.3.0"})");
   std::mt19937_64 rng(1);
   // A /23 written under an older config covers 10.5.2.0/24 and 10.5.3.0/24; 10.5.1.0 is held too.
-  Choice c = ChooseSubnet(cfg, {L("10.5.2.0/23", "192.0.2.9"), L("10.5.1.128/25", "192.0.2.8")}, kMe,
-                          std::nullopt, rng);
+  Choice c =
+      ChooseSubnet(cfg, {L("10.5.2.0/23", "192.0.2.9"), L("10.5.1.128/25", "192.0.2.8")}, kMe, std::nullopt, rng);
   EXPECT_EQ(c.kind, Choice::kOutOfSubnets);
 }
 
@@ -182,7 +182,7 @@ TEST(AcquireLeaseTest, LostRaceIsRetriedAndThenSucceeds) {
   EXPECT_NE(l.subnet, *stolen);
   EXPECT_EQ(reg.create_calls(), 2);
   EXPECT_EQ(reg.lost_races(), 1);
-  EXPECT_EQ(reg.list_calls(), 2);  // chose again from a fresh list
+  EXPECT_EQ(reg.list_calls(), 2);         // chose again from a fresh list
   EXPECT_EQ(reg.live_etcd_leases(), 2u);  // the other node's and ours: the losing grant was revoked
   EXPECT_EQ(reg.Find(*stolen)->attrs.public_ip, Ip("192.0.2.99"));
 }
@@ -272,7 +272,8 @@ TEST(AcquireLeaseTest, ThreeInterleavedAcquirersOnTwoSubnetsNeverShareOne) {
     for (int i = 0; i < 3; ++i) {
       if (!got[i]) continue;
       ++winners;
-      EXPECT_TRUE(subnets.insert(got[i]->subnet).second) << "seed " << seed << ": two got " << FormatSubnetKey(got[i]->subnet);
+      EXPECT_TRUE(subnets.insert(got[i]->subnet).second)
+          << "seed " << seed << ": two got " << FormatSubnetKey(got[i]->subnet);
       EXPECT_EQ(reg.Find(got[i]->subnet), got[i]) << "seed " << seed;
     }
     EXPECT_EQ(winners, 2) << "seed " << seed;
@@ -307,8 +308,8 @@ TEST(AcquireLeaseTest, ExpiredLeasesFreeTheirSubnets) {
 
 TEST(RenewAfterSecondsTest, FlanneldsMarginOrHalfWayWhenItDoesNotFit) {
   EXPECT_EQ(RenewAfterSeconds(24 * 3600, 3600), 23 * 3600);  // flanneld's defaults
-  EXPECT_EQ(RenewAfterSeconds(24 * 3600, 1439 * 60), 60);     // flanneld: renew a minute after the grant
-  EXPECT_EQ(RenewAfterSeconds(10, 3600), 5);                   // a test's short TTL still renews in time
+  EXPECT_EQ(RenewAfterSeconds(24 * 3600, 1439 * 60), 60);    // flanneld: renew a minute after the grant
+  EXPECT_EQ(RenewAfterSeconds(10, 3600), 5);                 // a test's short TTL still renews in time
   EXPECT_EQ(RenewAfterSeconds(10, 2), 8);
   EXPECT_EQ(RenewAfterSeconds(10, -5), 5);
   EXPECT_EQ(RenewAfterSeconds(1, 3600), 1);

@@ -27,11 +27,27 @@ TEST(SubnetKeyTest, ParsesWhatItFormats) {
 }
 
 TEST(SubnetKeyTest, RejectsWhatIsNotALeaseKey) {
-  for (const char* name : {"", "config", "10.5.34.0", "10.5.34.0-", "10.5.34.0-24x", "10.5.34.1-24", "10.5.34.0-32",
-                           "10.5.34.0-024", "010.5.34.0-24", "10.5.34-24", "256.5.34.0-24", "10.5.34.0-24&",
-                           "10.5.34.0-24&fd00::", "10.5.34.0-24&fd00::1-64", "10.5.34.0-24&FD00::-64",
-                           "10.5.34.0-24&fd00::-128", "10.5.34.0-24&fd00:0:0:0::-64", "10.5.34.0-24&10.0.0.0-8",
-                           "fd00::-64", "10.5.34.0-24&fd00::-64&fd01::-64", " 10.5.34.0-24"}) {
+  for (const char* name : {"",
+                           "config",
+                           "10.5.34.0",
+                           "10.5.34.0-",
+                           "10.5.34.0-24x",
+                           "10.5.34.1-24",
+                           "10.5.34.0-32",
+                           "10.5.34.0-024",
+                           "010.5.34.0-24",
+                           "10.5.34-24",
+                           "256.5.34.0-24",
+                           "10.5.34.0-24&",
+                           "10.5.34.0-24&fd00::",
+                           "10.5.34.0-24&fd00::1-64",
+                           "10.5.34.0-24&FD00::-64",
+                           "10.5.34.0-24&fd00::-128",
+                           "10.5.34.0-24&fd00:0:0:0::-64",
+                           "10.5.34.0-24&10.0.0.0-8",
+                           "fd00::-64",
+                           "10.5.34.0-24&fd00::-64&fd01::-64",
+                           " 10.5.34.0-24"}) {
     EXPECT_FALSE(ParseSubnetKey(name)) << name;
   }
 }
@@ -50,8 +66,9 @@ TEST(SubnetKeyTest, EtcdKeys) {
 
 TEST(LeaseAttrsTest, EncodesExactlyAsGo) {
   LeaseAttrs vx{Ip("192.0.2.1"), std::nullopt, "vxlan", {{"VNI", 1}, {"VtepMAC", "0e:5a:3b:11:22:33"}}, nullptr};
-  EXPECT_EQ(EncodeLeaseAttrs(vx),
-            R"({"PublicIP":"192.0.2.1","PublicIPv6":null,"BackendType":"vxlan","BackendData":{"VNI":1,"VtepMAC":"0e:5a:3b:11:22:33"}})");
+  EXPECT_EQ(
+      EncodeLeaseAttrs(vx),
+      R"({"PublicIP":"192.0.2.1","PublicIPv6":null,"BackendType":"vxlan","BackendData":{"VNI":1,"VtepMAC":"0e:5a:3b:11:22:33"}})");
   // host-gw publishes no BackendData: omitempty leaves it out.
   LeaseAttrs hg{Ip("192.0.2.7"), std::nullopt, "host-gw", nullptr, nullptr};
   EXPECT_EQ(EncodeLeaseAttrs(hg), R"({"PublicIP":"192.0.2.7","PublicIPv6":null,"BackendType":"host-gw"})");
@@ -86,11 +103,13 @@ TEST(LeaseAttrsTest, DecodesWhatFlanneldWrites) {
 }
 
 TEST(LeaseAttrsTest, RoundTrips) {
-  for (const LeaseAttrs& a :
-       {LeaseAttrs{Ip("192.0.2.1"), std::nullopt, "host-gw", nullptr, nullptr},
-        LeaseAttrs{Ip("192.0.2.1"), Ip("fd00::7"), "vxlan", {{"VNI", 4096}, {"VtepMAC", "aa:bb:cc:dd:ee:ff"}},
-                   {{"VNI", 4096}, {"VtepMAC", "aa:bb:cc:dd:ee:00"}}},
-        LeaseAttrs{std::nullopt, Ip("fd00::7"), "", nullptr, nullptr}}) {
+  for (const LeaseAttrs& a : {LeaseAttrs{Ip("192.0.2.1"), std::nullopt, "host-gw", nullptr, nullptr},
+                              LeaseAttrs{Ip("192.0.2.1"),
+                                         Ip("fd00::7"),
+                                         "vxlan",
+                                         {{"VNI", 4096}, {"VtepMAC", "aa:bb:cc:dd:ee:ff"}},
+                                         {{"VNI", 4096}, {"VtepMAC", "aa:bb:cc:dd:ee:00"}}},
+                              LeaseAttrs{std::nullopt, Ip("fd00::7"), "", nullptr, nullptr}}) {
     EXPECT_EQ(DecodeLeaseAttrs(EncodeLeaseAttrs(a)), a) << EncodeLeaseAttrs(a);
   }
 }

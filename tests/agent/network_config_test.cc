@@ -165,16 +165,15 @@ TEST(NetworkConfigTest, ErrorsNameTheKeyAndTheValue) {
 }
 
 TEST(NetworkConfigTest, SubnetFitsAndCount) {
-  NetworkConfig c =
-      ParseNetworkConfig(R"({"Network":"10.5.0.0/16","SubnetMin":"10.5.10.0","SubnetMax":"10.5.19.0"})");
+  NetworkConfig c = ParseNetworkConfig(R"({"Network":"10.5.0.0/16","SubnetMin":"10.5.10.0","SubnetMax":"10.5.19.0"})");
   EXPECT_EQ(SubnetCount(c), 10u);
   EXPECT_TRUE(SubnetFits(c, Net("10.5.10.0/24")));
   EXPECT_TRUE(SubnetFits(c, Net("10.5.19.0/24")));
-  EXPECT_FALSE(SubnetFits(c, Net("10.5.9.0/24")));    // below SubnetMin
-  EXPECT_FALSE(SubnetFits(c, Net("10.5.20.0/24")));   // above SubnetMax
-  EXPECT_FALSE(SubnetFits(c, Net("10.5.12.0/25")));   // another length
-  EXPECT_FALSE(SubnetFits(c, Net("10.5.12.1/24")));   // host bits
-  EXPECT_FALSE(SubnetFits(c, Net("fd00::/64")));      // IPv6 is off
+  EXPECT_FALSE(SubnetFits(c, Net("10.5.9.0/24")));   // below SubnetMin
+  EXPECT_FALSE(SubnetFits(c, Net("10.5.20.0/24")));  // above SubnetMax
+  EXPECT_FALSE(SubnetFits(c, Net("10.5.12.0/25")));  // another length
+  EXPECT_FALSE(SubnetFits(c, Net("10.5.12.1/24")));  // host bits
+  EXPECT_FALSE(SubnetFits(c, Net("fd00::/64")));     // IPv6 is off
   EXPECT_EQ(SubnetCount(ParseNetworkConfig(R"({"Network":"10.0.0.0/8","SubnetLen":30})")), (1u << 22) - 1);
 }
 

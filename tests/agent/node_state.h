@@ -15,10 +15,10 @@ namespace netiface::testing {
 // `ip -d link show dev <dev>` of a vxlan device, with its global addresses.
 struct VxlanLink {
   int ifindex = 0;
-  std::string mac;                     // the device's MAC (the VTEP MAC)
+  std::string mac;  // the device's MAC (the VTEP MAC)
   int64_t vni = -1;
-  std::string local;                   // underlay source address; "" when none
-  int port = 0;                        // UDP destination port
+  std::string local;  // underlay source address; "" when none
+  int port = 0;       // UDP destination port
   bool learning = true;
   int mtu = 0;
   std::vector<std::string> addresses;  // global-scope "addr/len", sorted

@@ -1,10 +1,10 @@
 // The reconcile planner shared by the backends, as values: routes of our protocol, neighbour and FDB
 // entries of our devices, a peer planned whole or not at all.
+#include "netiface/agent/peer_entries.h"
+
 #include <linux/rtnetlink.h>
 
 #include <gtest/gtest.h>
-
-#include "netiface/agent/peer_entries.h"
 
 namespace netiface::agent {
 namespace {
@@ -71,10 +71,10 @@ TEST(PlanReconcile, NothingToDoWhenInPlace) {
 }
 
 TEST(PlanReconcile, OursWithAnotherGatewayOrDeviceIsReplaced) {
-  auto p = PlanReconcile({{Key("10.5.2.0/24"), Routed("10.5.2.0/24", "192.0.2.2")},
-                          {Key("10.5.3.0/24"), Routed("10.5.3.0/24", "192.0.2.3")}},
-                         {{Have("10.5.2.0/24", "192.0.2.9", kProto), Have("10.5.3.0/24", "192.0.2.3", kProto, 4)}, {}, {}},
-                         kProto);
+  auto p = PlanReconcile(
+      {{Key("10.5.2.0/24"), Routed("10.5.2.0/24", "192.0.2.2")},
+       {Key("10.5.3.0/24"), Routed("10.5.3.0/24", "192.0.2.3")}},
+      {{Have("10.5.2.0/24", "192.0.2.9", kProto), Have("10.5.3.0/24", "192.0.2.3", kProto, 4)}, {}, {}}, kProto);
   ASSERT_EQ(p.set.size(), 2u);
   EXPECT_EQ(p.set.at(Key("10.5.2.0/24")).routes_replace.at(0).gw, Ip("192.0.2.2"));
   EXPECT_EQ(p.set.at(Key("10.5.3.0/24")).routes_replace.at(0).ifindex, 3);
@@ -83,9 +83,9 @@ TEST(PlanReconcile, OursWithAnotherGatewayOrDeviceIsReplaced) {
 }
 
 TEST(PlanReconcile, StaleOursAreRemovedWithTheirIdentity) {
-  auto p = PlanReconcile({{Key("10.5.2.0/24"), Routed("10.5.2.0/24", "192.0.2.2")}},
-                         {{Have("10.5.2.0/24", "192.0.2.2", kProto), Have("10.5.9.0/24", "192.0.2.9", kProto, 3, 20)}, {}, {}},
-                         kProto);
+  auto p = PlanReconcile(
+      {{Key("10.5.2.0/24"), Routed("10.5.2.0/24", "192.0.2.2")}},
+      {{Have("10.5.2.0/24", "192.0.2.2", kProto), Have("10.5.9.0/24", "192.0.2.9", kProto, 3, 20)}, {}, {}}, kProto);
   ASSERT_EQ(p.remove.routes.size(), 1u);
   EXPECT_EQ(p.remove.routes[0].dst, Net("10.5.9.0/24"));
   EXPECT_EQ(p.remove.routes[0].gw, Ip("192.0.2.9"));
@@ -95,11 +95,10 @@ TEST(PlanReconcile, StaleOursAreRemovedWithTheirIdentity) {
 
 TEST(PlanReconcile, AForeignRouteLeavesThePeerOutWhole) {
   // The vxlan peer's route is held by a static route: its neighbour and FDB entries are not wanted either.
-  auto p = PlanReconcile({{Key("10.5.2.0/24"), Tunnelled("10.5.2.0/24", "10.5.2.0", "0e:00:00:00:00:02", "192.0.2.2")}},
-                         {{Have("10.5.2.0/24", "192.0.2.77", RTPROT_STATIC)},
-                          {nl::NeighSpec{7, Ip("10.5.2.0"), "0e:00:00:00:00:02"}},
-                          {}},
-                         kProto);
+  auto p = PlanReconcile(
+      {{Key("10.5.2.0/24"), Tunnelled("10.5.2.0/24", "10.5.2.0", "0e:00:00:00:00:02", "192.0.2.2")}},
+      {{Have("10.5.2.0/24", "192.0.2.77", RTPROT_STATIC)}, {nl::NeighSpec{7, Ip("10.5.2.0"), "0e:00:00:00:00:02"}}, {}},
+      kProto);
   EXPECT_TRUE(p.set.empty());
   EXPECT_TRUE(p.remove.routes.empty());  // the foreign route is never touched
   ASSERT_EQ(p.remove.neighs.size(), 1u);
@@ -109,11 +108,10 @@ TEST(PlanReconcile, AForeignRouteLeavesThePeerOutWhole) {
 }
 
 TEST(PlanReconcile, OursBesideAForeignRouteOfTheSameDestinationCounts) {
-  auto p = PlanReconcile({{Key("10.5.2.0/24"), Routed("10.5.2.0/24", "192.0.2.2")}},
-                         {{Have("10.5.2.0/24", "192.0.2.77", RTPROT_BOOT, 3, 100), Have("10.5.2.0/24", "192.0.2.2", kProto)},
-                          {},
-                          {}},
-                         kProto);
+  auto p = PlanReconcile(
+      {{Key("10.5.2.0/24"), Routed("10.5.2.0/24", "192.0.2.2")}},
+      {{Have("10.5.2.0/24", "192.0.2.77", RTPROT_BOOT, 3, 100), Have("10.5.2.0/24", "192.0.2.2", kProto)}, {}, {}},
+      kProto);
   EXPECT_TRUE(p.set.empty() && p.remove.empty() && p.conflicts.empty());
 }
 
@@ -156,17 +154,20 @@ TEST(PlanReconcile, ChangedMacOrDestinationIsSetAndTheOldFdbEntryRemoved) {
 }
 
 TEST(PlanReconcile, StaleNeighbourAndFdbEntriesOfOurDevicesGo) {
-  auto p = PlanReconcile({}, {{}, {nl::NeighSpec{7, Ip("10.5.8.0"), "0e:00:00:00:00:08"}},
-                              {nl::FdbSpec{7, "0e:00:00:00:00:08", Ip("192.0.2.8")}}},
+  auto p = PlanReconcile({},
+                         {{},
+                          {nl::NeighSpec{7, Ip("10.5.8.0"), "0e:00:00:00:00:08"}},
+                          {nl::FdbSpec{7, "0e:00:00:00:00:08", Ip("192.0.2.8")}}},
                          kProto);
   EXPECT_EQ(p.remove.neighs.size(), 1u);
   EXPECT_EQ(p.remove.fdbs.size(), 1u);
 }
 
 TEST(PlanReconcile, AMissingFdbEntryAloneIsRepaired) {
-  auto p = PlanReconcile({{Key("10.5.2.0/24"), Tunnelled("10.5.2.0/24", "10.5.2.0", "0e:00:00:00:00:02", "192.0.2.2")}},
-                         {{Have("10.5.2.0/24", "10.5.2.0", kProto, 7)}, {nl::NeighSpec{7, Ip("10.5.2.0"), "0e:00:00:00:00:02"}}, {}},
-                         kProto);
+  auto p = PlanReconcile(
+      {{Key("10.5.2.0/24"), Tunnelled("10.5.2.0/24", "10.5.2.0", "0e:00:00:00:00:02", "192.0.2.2")}},
+      {{Have("10.5.2.0/24", "10.5.2.0", kProto, 7)}, {nl::NeighSpec{7, Ip("10.5.2.0"), "0e:00:00:00:00:02"}}, {}},
+      kProto);
   const PeerChanges& c = p.set.at(Key("10.5.2.0/24"));
   EXPECT_TRUE(c.neighs.empty());
   EXPECT_EQ(c.fdbs.size(), 1u);

@@ -30,8 +30,9 @@ TEST(SubnetEnvTest, RendersFlanneldsLines) {
   v.network = Net("10.5.0.0/16");
   v.subnet = Net("10.5.34.0/24");
   v.mtu = 1500;
-  EXPECT_EQ(RenderSubnetEnv(v), "FLANNEL_NETWORK=10.5.0.0/16\nFLANNEL_SUBNET=10.5.34.1/24\nFLANNEL_MTU=1500\n"
-                                "FLANNEL_IPMASQ=false\n");
+  EXPECT_EQ(RenderSubnetEnv(v),
+            "FLANNEL_NETWORK=10.5.0.0/16\nFLANNEL_SUBNET=10.5.34.1/24\nFLANNEL_MTU=1500\n"
+            "FLANNEL_IPMASQ=false\n");
   EXPECT_EQ(RenderSubnetEnv(DualStack()),
             "FLANNEL_NETWORK=10.5.0.0/16\nFLANNEL_SUBNET=10.5.34.1/24\nFLANNEL_IPV6_NETWORK=fd00::/48\n"
             "FLANNEL_IPV6_SUBNET=fd00:0:0:22::1/64\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n");
@@ -91,8 +92,9 @@ TEST(SubnetEnvTest, ReadsThePreviousSubnetBack) {
   EXPECT_EQ(prev->v4, Net("10.5.34.0/24"));
   EXPECT_EQ(prev->v6, Net("fd00:0:0:22::/64"));
   // What flanneld wrote, IPv4 only.
-  testing::WriteFile(path, "FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.7.1/24\nFLANNEL_MTU=1450\n"
-                           "FLANNEL_IPMASQ=true\n");
+  testing::WriteFile(path,
+                     "FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.7.1/24\nFLANNEL_MTU=1450\n"
+                     "FLANNEL_IPMASQ=true\n");
   prev = ReadPreviousSubnet(path);
   ASSERT_TRUE(prev);
   EXPECT_EQ(prev->v4, Net("10.244.7.0/24"));

@@ -1,9 +1,9 @@
 // SelectUplink as a value: --iface by name and by address, --public-ip, the default route's link.
+#include "netiface/agent/uplink.h"
+
 #include <linux/rtnetlink.h>
 
 #include <gtest/gtest.h>
-
-#include "netiface/agent/uplink.h"
 
 namespace netiface::agent {
 namespace {
@@ -15,10 +15,14 @@ class SelectUplinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
     links_ = {Link(1, "lo", 65536), Link(2, "eth0", 1500), Link(3, "eth1", 9000), Link(4, "cni0", 1450)};
-    addrs_ = {Addr(1, "127.0.0.1/8", RT_SCOPE_HOST),   Addr(2, "fe80::1/64", RT_SCOPE_LINK),
-              Addr(2, "192.0.2.10/24"),                 Addr(2, "192.0.2.11/24"),
-              Addr(3, "2001:db8::3/64"),                Addr(3, "169.254.3.3/16", RT_SCOPE_LINK),
-              Addr(3, "198.51.100.3/24"),               Addr(4, "fd00::4/64")};
+    addrs_ = {Addr(1, "127.0.0.1/8", RT_SCOPE_HOST),
+              Addr(2, "fe80::1/64", RT_SCOPE_LINK),
+              Addr(2, "192.0.2.10/24"),
+              Addr(2, "192.0.2.11/24"),
+              Addr(3, "2001:db8::3/64"),
+              Addr(3, "169.254.3.3/16", RT_SCOPE_LINK),
+              Addr(3, "198.51.100.3/24"),
+              Addr(4, "fd00::4/64")};
     routes_ = {Route("0.0.0.0/0", 3, 200), Route("0.0.0.0/0", 2, 100), Route("192.0.2.0/24", 2, 0)};
   }
 

@@ -1,11 +1,12 @@
 // The vxlan backend against the kernel, in throw-away namespaces (kernel_topology.h): the device it
 // makes, the neighbour/FDB/route entries per peer read back with ip and bridge, repair of a deleted
 // device, all-or-nothing per peer, and pods on two nodes pinging over the tunnel in both families.
+#include "netiface/agent/vxlan.h"
+
 #include <gtest/gtest.h>
 
 #include "kernel_topology.h"
 #include "netiface/agent/uplink.h"
-#include "netiface/agent/vxlan.h"
 #include "netiface/cni/error.h"
 #include "netiface/netlink/netns.h"
 
@@ -37,11 +38,16 @@ Lease NodeLease(int n, bool v6) {
 void AddIpv6(const Topology& topo, int n) {
   const auto& t = topo.node(n);
   const std::string ns = std::to_string(n);
-  Topology::Must(*t.node, "ip -6 addr add 2001:db8:1::" + ns + "/64 dev eth0 nodad && "
-                          "ip -6 addr add fd00:5:0:" + ns + "::1/64 dev vp0 nodad && "
-                          "sysctl -qw net.ipv6.conf.all.forwarding=1");
-  Topology::Must(*t.pod, "ip -6 addr add fd00:5:0:" + ns + "::2/64 dev eth0 nodad && "
-                         "ip -6 route add default via fd00:5:0:" + ns + "::1");
+  Topology::Must(*t.node, "ip -6 addr add 2001:db8:1::" + ns +
+                              "/64 dev eth0 nodad && "
+                              "ip -6 addr add fd00:5:0:" +
+                              ns +
+                              "::1/64 dev vp0 nodad && "
+                              "sysctl -qw net.ipv6.conf.all.forwarding=1");
+  Topology::Must(*t.pod, "ip -6 addr add fd00:5:0:" + ns +
+                             "::2/64 dev eth0 nodad && "
+                             "ip -6 route add default via fd00:5:0:" +
+                             ns + "::1");
 }
 
 class VxlanNetns : public ::testing::Test {
@@ -65,7 +71,9 @@ class VxlanNetns : public ::testing::Test {
     auto j = Node().IpJson("-d link show " + dev);
     return j.is_array() && j.size() == 1 ? j[0] : nlohmann::json();
   }
-  nlohmann::json Neighs(const std::string& dev) const { return Node().IpJson("neigh show dev " + dev + " nud permanent"); }
+  nlohmann::json Neighs(const std::string& dev) const {
+    return Node().IpJson("neigh show dev " + dev + " nud permanent");
+  }
   std::string Fdb(const std::string& dev) const { return Node().Sh("bridge fdb show dev " + dev).out; }
   nlohmann::json Route(const std::string& dst) const {
     auto j = Node().IpJson("route show " + dst);
@@ -186,9 +194,10 @@ TEST_F(VxlanNetns, ReconcileRecreatesADeletedOrChangedDeviceWithEveryPeer) {
   EXPECT_EQ(Route("10.5.3.0/24").value("dev", ""), "flannel.1");
   EXPECT_EQ(Node().IpJson("-6 route show fd00:5:0:3::/64").size(), 1u);
   // Stale entries on our devices go; a foreign address on the device is replaced by ours.
-  Topology::Must(Node(), "ip neigh add 10.5.9.0 lladdr 0e:00:00:00:00:09 dev flannel.1 nud permanent && "
-                         "bridge fdb add 0e:00:00:00:00:09 dev flannel.1 dst 192.0.2.9 self permanent && "
-                         "ip addr add 10.9.9.9/32 dev flannel.1");
+  Topology::Must(Node(),
+                 "ip neigh add 10.5.9.0 lladdr 0e:00:00:00:00:09 dev flannel.1 nud permanent && "
+                 "bridge fdb add 0e:00:00:00:00:09 dev flannel.1 dst 192.0.2.9 self permanent && "
+                 "ip addr add 10.9.9.9/32 dev flannel.1");
   backend_->Reconcile(peers);
   EXPECT_EQ(Neighs("flannel.1").size(), 2u);
   EXPECT_EQ(Fdb("flannel.1"), fdb_before);

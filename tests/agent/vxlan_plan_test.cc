@@ -47,9 +47,10 @@ TEST(VxlanConfig, BadValuesNameKeyAndValue) {
     const char* json;
     const char* message;
   };
-  for (const Case& k : {Case{R"({"VNI":16777216})", "Backend.VNI 16777216"}, Case{R"({"VNI":-1})", "Backend.VNI -1"},
-                        Case{R"({"Port":70000})", "Backend.Port 70000"}, Case{R"({"Port":"8472"})", "Backend.Port \"8472\""},
-                        Case{R"({"GBP":"yes"})", "Backend.GBP \"yes\""}, Case{R"({"MTU":40})", "Backend.MTU 40"}}) {
+  for (const Case& k :
+       {Case{R"({"VNI":16777216})", "Backend.VNI 16777216"}, Case{R"({"VNI":-1})", "Backend.VNI -1"},
+        Case{R"({"Port":70000})", "Backend.Port 70000"}, Case{R"({"Port":"8472"})", "Backend.Port \"8472\""},
+        Case{R"({"GBP":"yes"})", "Backend.GBP \"yes\""}, Case{R"({"MTU":40})", "Backend.MTU 40"}}) {
     try {
       ParseVxlanConfig(nlohmann::json::parse(k.json));
       ADD_FAILURE() << k.json << " accepted";
@@ -123,8 +124,8 @@ TEST(VxlanPlan, LeasesNotForThisBackend) {
   EXPECT_NE(why.find("VtepMAC"), std::string::npos);
   EXPECT_FALSE(PlanVxlanPeer(Peer("10.5.2.0/24", "192.0.2.2", {{"VNI", 1}, {"VtepMAC", "zz"}}), Local(false), &why));
   EXPECT_NE(why.find("invalid BackendData.VtepMAC"), std::string::npos);
-  EXPECT_FALSE(
-      PlanVxlanPeer(Peer("10.5.2.0/24", "192.0.2.2", {{"VNI", 2}, {"VtepMAC", "0e:00:00:00:00:01"}}), Local(false), &why));
+  EXPECT_FALSE(PlanVxlanPeer(Peer("10.5.2.0/24", "192.0.2.2", {{"VNI", 2}, {"VtepMAC", "0e:00:00:00:00:01"}}),
+                             Local(false), &why));
   EXPECT_NE(why.find("VNI 2"), std::string::npos);
 }
 

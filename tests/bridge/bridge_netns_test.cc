@@ -26,9 +26,10 @@ class BridgeTest : public ::testing::Test {
 
   json Conf(const Node& node, const std::string& version, json extra = json::object(),
             json ranges = json::parse(R"([[{"subnet":"10.77.0.0/24"}]])")) const {
-    json j = {{"cniVersion", version}, {"name", "testnet"}, {"type", "bridge"}, {"bridge", node.bridge()},
-              {"isGateway", true},
-              {"ipam", {{"type", "host-local"}, {"dataDir", node.ipam_dir()}, {"ranges", ranges}}}};
+    json j = {
+        {"cniVersion", version}, {"name", "testnet"},
+        {"type", "bridge"},      {"bridge", node.bridge()},
+        {"isGateway", true},     {"ipam", {{"type", "host-local"}, {"dataDir", node.ipam_dir()}, {"ranges", ranges}}}};
     j.update(extra);
     return j;
   }
@@ -94,7 +95,7 @@ TEST_F(BridgeTest, TwoPodsPingEachOtherAndTheGatewayInEveryVersion) {
     EXPECT_THAT(node.HostLinks("veth"), IsEmpty());
     EXPECT_THAT(Node::LinksOfKind(pod1, "veth"), IsEmpty());
     EXPECT_THAT(node.HostLinks("bridge"), ElementsAre(node.bridge()));  // the bridge stays
-    MustDel(node, &pod1, "ctr1", conf);  // DEL is idempotent
+    MustDel(node, &pod1, "ctr1", conf);                                 // DEL is idempotent
   }
 }
 
@@ -262,7 +263,8 @@ TEST_F(BridgeTest, ExistingContainerInterfaceIsRefusedWithoutChanges) {
 TEST_F(BridgeTest, ANonBridgeLinkWithTheBridgesNameIsAnError) {
   Node node;
   const TempNetns& pod = node.NewPod();
-  ASSERT_EQ(node.host().Sh("ip link add " + node.bridge() + " type veth peer name " + node.bridge() + "p").exit_code, 0);
+  ASSERT_EQ(node.host().Sh("ip link add " + node.bridge() + " type veth peer name " + node.bridge() + "p").exit_code,
+            0);
   RunResult r = node.Call(Bridge(), "ADD", &pod, "ctr1", Conf(node, "1.0.0"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(r.Json().value("code", 0), 7);
@@ -274,8 +276,10 @@ TEST_F(BridgeTest, ANonBridgeLinkWithTheBridgesNameIsAnError) {
 TEST_F(BridgeTest, ForeignBridgeAddressNeedsForceAddress) {
   Node node;
   const TempNetns& pod = node.NewPod();
-  ASSERT_EQ(node.host().Sh("ip link add " + node.bridge() + " type bridge && ip addr add 10.9.9.1/24 dev " +
-                           node.bridge()).exit_code, 0);
+  ASSERT_EQ(node.host()
+                .Sh("ip link add " + node.bridge() + " type bridge && ip addr add 10.9.9.1/24 dev " + node.bridge())
+                .exit_code,
+            0);
   RunResult refused = node.Call(Bridge(), "ADD", &pod, "ctr1", Conf(node, "1.0.0"));
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.Json().value("msg", ""), HasSubstr("already has an IP address"));
@@ -312,8 +316,9 @@ TEST_F(BridgeTest, RequestedMacPrecedence) {
   cni::Result r1 = MustAdd(node, pod1, "ctr1", Conf(node, "1.0.0"), "IgnoreUnknown=1;MAC=02:11:22:33:44:55");
   EXPECT_EQ(Node::Link(pod1, "eth0").value("address", ""), "02:11:22:33:44:55");
   EXPECT_EQ(r1.interfaces.at(2).mac, "02:11:22:33:44:55");
-  json conf = Conf(node, "1.0.0", {{"runtimeConfig", {{"mac", "02:AA:BB:CC:DD:EE"}}},
-                                  {"args", {{"cni", {{"mac", "02:00:00:00:00:09"}}}}}});
+  json conf =
+      Conf(node, "1.0.0",
+           {{"runtimeConfig", {{"mac", "02:AA:BB:CC:DD:EE"}}}, {"args", {{"cni", {{"mac", "02:00:00:00:00:09"}}}}}});
   MustAdd(node, pod2, "ctr2", conf, "MAC=02:11:22:33:44:66");
   EXPECT_EQ(Node::Link(pod2, "eth0").value("address", ""), "02:aa:bb:cc:dd:ee");
 }

@@ -12,8 +12,8 @@ namespace {
 using nlohmann::json;
 
 Config Cfg(json extra = json::object()) {
-  json j = {{"cniVersion", "1.1.0"}, {"name", "net1"}, {"type", "bridge"}, {"bridge", "cni0"},
-            {"hairpinMode", true}, {"ipam", {{"type", "host-local"}}}};
+  json j = {{"cniVersion", "1.1.0"}, {"name", "net1"},      {"type", "bridge"},
+            {"bridge", "cni0"},      {"hairpinMode", true}, {"ipam", {{"type", "host-local"}}}};
   j.update(extra);
   return ParseConfig(cni::ParseNetConf(j.dump()));
 }
@@ -30,10 +30,14 @@ cni::Result Prev() { return cni::ParseResult(json::parse(kPrev), "1.1.0"); }
 Observed Intact() {
   Observed o;
   o.bridge = nl::LinkInfo{.index = 3, .name = "cni0", .kind = "bridge", .mac = "0a:00:00:00:00:01"};
-  o.container_link = nl::LinkInfo{.index = 2, .name = "eth0", .kind = "veth", .mac = "0a:58:0a:01:00:05",
-                                  .peer_index = 7};
-  o.host_peer = nl::LinkInfo{.index = 7, .name = "veth0a0b0c0d", .kind = "veth", .mac = "ee:00:00:00:00:01",
-                             .master_index = 3, .hairpin = true};
+  o.container_link =
+      nl::LinkInfo{.index = 2, .name = "eth0", .kind = "veth", .mac = "0a:58:0a:01:00:05", .peer_index = 7};
+  o.host_peer = nl::LinkInfo{.index = 7,
+                             .name = "veth0a0b0c0d",
+                             .kind = "veth",
+                             .mac = "ee:00:00:00:00:01",
+                             .master_index = 3,
+                             .hairpin = true};
   o.container_addresses = {*cni::IpNet::Parse("10.1.0.5/24"), *cni::IpNet::Parse("fe80::1/64")};
   o.container_routes = {{.dst = *cni::IpNet::Parse("0.0.0.0/0"), .gw = cni::IpAddr::Parse("10.1.0.1"), .ifindex = 2},
                         {.dst = *cni::IpNet::Parse("10.9.0.0/16"), .gw = cni::IpAddr::Parse("10.1.0.1"), .ifindex = 2},
@@ -67,8 +71,8 @@ TEST(CompareAttachmentTest, EveryKindOfDamageIsNamed) {
       {"hairpin off", [](Observed& o) { o.host_peer->hairpin = false; }, "hairpin mode is off"},
       {"address gone", [](Observed& o) { o.container_addresses.erase(o.container_addresses.begin()); }, "10.1.0.5/24"},
       {"default route gone", [](Observed& o) { o.container_routes.erase(o.container_routes.begin()); }, "0.0.0.0/0"},
-      {"route via another gateway",
-       [](Observed& o) { o.container_routes[1].gw = cni::IpAddr::Parse("10.1.0.9"); }, "10.9.0.0/16"},
+      {"route via another gateway", [](Observed& o) { o.container_routes[1].gw = cni::IpAddr::Parse("10.1.0.9"); },
+       "10.9.0.0/16"},
       {"masquerade", [](Observed& o) { o.nat_problem = "masquerade rule missing"; }, "masquerade rule missing"},
   };
   for (const auto& d : damages) {

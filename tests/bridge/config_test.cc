@@ -66,9 +66,7 @@ TEST(BridgeConfigTest, DefaultGatewayImpliesGateway) {
   EXPECT_TRUE(c.is_gateway);
 }
 
-TEST(BridgeConfigTest, EmptyDnsDoesNotOverrideIpam) {
-  EXPECT_FALSE(ParseConfig(Conf({{"dns", json::object()}})).dns);
-}
+TEST(BridgeConfigTest, EmptyDnsDoesNotOverrideIpam) { EXPECT_FALSE(ParseConfig(Conf({{"dns", json::object()}})).dns); }
 
 TEST(BridgeConfigTest, WrongTypesAreInvalidConfig) {
   for (const json& bad : {json{{"isGateway", "yes"}}, json{{"mtu", "1500"}}, json{{"mtu", -1}}, json{{"mtu", 70000}},
@@ -111,8 +109,8 @@ TEST(BridgeConfigTest, NormalizeMac) {
   EXPECT_EQ(NormalizeMac("02:AB:cd:00:11:22"), "02:ab:cd:00:11:22");
   EXPECT_EQ(NormalizeMac("02-ab-cd-00-11-22"), "02:ab:cd:00:11:22");
   EXPECT_EQ(NormalizeMac("02ab.cd00.1122"), "02:ab:cd:00:11:22");
-  for (const char* bad : {"", "02:ab:cd:00:11", "02:ab:cd:00:11:2g", "02:ab-cd:00:11:22", "02ab.cd00:1122",
-                          "02:ab:cd:00:11:22:33"}) {
+  for (const char* bad :
+       {"", "02:ab:cd:00:11", "02:ab:cd:00:11:2g", "02:ab-cd:00:11:22", "02ab.cd00:1122", "02:ab:cd:00:11:22:33"}) {
     EXPECT_FALSE(NormalizeMac(bad)) << bad;
   }
 }
@@ -133,7 +131,8 @@ TEST(BridgeConfigTest, LinkNames) {
   EXPECT_TRUE(cni::IsValidIfname("cni0"));
   EXPECT_TRUE(cni::IsValidIfname("br.100"));
   EXPECT_TRUE(cni::IsValidIfname("abcdefghijklmno"));
-  for (const char* bad : {"", ".", "..", "abcdefghijklmnop", "a b", "a:b", "a/b"}) EXPECT_FALSE(cni::IsValidIfname(bad)) << bad;
+  for (const char* bad : {"", ".", "..", "abcdefghijklmnop", "a b", "a:b", "a/b"})
+    EXPECT_FALSE(cni::IsValidIfname(bad)) << bad;
 }
 
 }  // namespace

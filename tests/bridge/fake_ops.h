@@ -24,7 +24,7 @@ class FakeOps : public Ops {
   std::map<std::string, std::string> veths;  // host end -> container end
   std::set<std::string> nat_rules;           // container IDs with masquerade
   cni::Result ipam_result;
-  std::optional<Observed> observed;          // what Observe returns
+  std::optional<Observed> observed;  // what Observe returns
   std::string host_veth = "veth0a0b0c0d";
   std::string container_mac = "0a:58:0a:4e:00:02";
   std::string host_mac = "ee:00:00:00:00:01";
@@ -44,7 +44,9 @@ class FakeOps : public Ops {
     Land();
     faults.Step("IpamDel", [&] { ip_reserved = false; });
   }
-  void StartIpamDel() override { faults.Step("StartIpamDel", [&] { ip_reserved = false; }); }
+  void StartIpamDel() override {
+    faults.Step("StartIpamDel", [&] { ip_reserved = false; });
+  }
   void WaitIpamDel() override { faults.Step("WaitIpamDel"); }
   void IpamCheck() override { faults.Step("IpamCheck"); }
   void IpamStatus() override { faults.Step("IpamStatus"); }
@@ -55,8 +57,7 @@ class FakeOps : public Ops {
     faults.Step("EnsureBridge", [&] { bridge_exists = true; });
     return {.index = 3, .name = c.bridge, .kind = "bridge", .mac = bridge_mac, .admin_up = true};
   }
-  std::string CreateVeth(const Config&, const nl::LinkInfo&, const std::string& ifname,
-                         const std::string&) override {
+  std::string CreateVeth(const Config&, const nl::LinkInfo&, const std::string& ifname, const std::string&) override {
     faults.Step("CreateVeth", [&] { veths[host_veth] = ifname; });
     return host_veth;
   }
@@ -76,9 +77,8 @@ class FakeOps : public Ops {
   }
   bool DeleteContainerLink(const std::string& ifname) override {
     bool existed = false;
-    faults.Step("DeleteContainerLink", [&] {
-      existed = std::erase_if(veths, [&](const auto& kv) { return kv.second == ifname; }) > 0;
-    });
+    faults.Step("DeleteContainerLink",
+                [&] { existed = std::erase_if(veths, [&](const auto& kv) { return kv.second == ifname; }) > 0; });
     return existed;
   }
   Observed Observe(const Config&, const std::string&, const std::set<int>& tables,

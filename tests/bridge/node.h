@@ -33,7 +33,8 @@ class Node {
 
   // Runs `plugin` (a path) inside the host namespace against `pod` (netns "" when pod is null).
   RunResult Call(const std::string& plugin, const std::string& command, const TempNetns* pod, const std::string& cid,
-                 const nlohmann::json& conf, const std::string& cni_args = "", const std::string& ifname = "eth0") const {
+                 const nlohmann::json& conf, const std::string& cni_args = "",
+                 const std::string& ifname = "eth0") const {
     PluginCall c;
     c.command = command;
     c.container_id = cid;
@@ -75,7 +76,8 @@ class Node {
     std::vector<std::string> out;
     for (const auto& l : ns.IpJson("addr show dev " + dev)) {
       for (const auto& a : l.value("addr_info", nlohmann::json::array())) {
-        if (a.value("scope", "") == "global") out.push_back(a["local"].get<std::string>() + "/" + std::to_string(a["prefixlen"].get<int>()));
+        if (a.value("scope", "") == "global")
+          out.push_back(a["local"].get<std::string>() + "/" + std::to_string(a["prefixlen"].get<int>()));
       }
     }
     return out;

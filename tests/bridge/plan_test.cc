@@ -95,7 +95,8 @@ TEST(MakePlanTest, RouteWithoutAnyGatewayGoesOutOfTheLink) {
 
 TEST(MakePlanTest, Route11AttributesAreCarried) {
   Plan p = MakePlan(Cfg(), cni::ParseResult(json::parse(R"({"ips":[{"address":"10.1.0.5/24","gateway":"10.1.0.1"}],
-      "routes":[{"dst":"10.9.0.0/16","mtu":1400,"advmss":1360,"priority":20,"table":100}]})"), "1.1.0"));
+      "routes":[{"dst":"10.9.0.0/16","mtu":1400,"advmss":1360,"priority":20,"table":100}]})"),
+                                            "1.1.0"));
   const auto& r = p.container_routes.at(0);
   EXPECT_EQ(r.mtu, 1400);
   EXPECT_EQ(r.advmss, 1360);
@@ -112,8 +113,8 @@ TEST(MakePlanTest, ConfigDnsReplacesIpamDns) {
 }
 
 TEST(MakePlanTest, SharedGatewayIsListedOnce) {
-  Plan p = MakePlan(Cfg({{"isGateway", true}}),
-                    Ipam(R"({"ips":[{"address":"10.1.0.5/24"},{"address":"10.1.0.6/24"}]})"));
+  Plan p =
+      MakePlan(Cfg({{"isGateway", true}}), Ipam(R"({"ips":[{"address":"10.1.0.5/24"},{"address":"10.1.0.6/24"}]})"));
   EXPECT_EQ(p.bridge_addrs, std::vector<cni::IpNet>{Net("10.1.0.1/24")});
 }
 

@@ -9,12 +9,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "cni_helpers.h"
+#include "fault_steps.h"
 #include "netiface/bridge/bridge.h"
 #include "netiface/bridge/kernel_ops.h"
 #include "netiface/cni/error.h"
 #include "netiface/netlink/netns.h"
-#include "cni_helpers.h"
-#include "fault_steps.h"
 #include "node.h"
 #include "testutil.h"
 
@@ -33,15 +33,33 @@ class FaultyOps : public bridge::Ops {
   }
   FaultSteps faults;
 
-  void StartIpamAdd() override { Do("StartIpamAdd", [&] { real_.StartIpamAdd(); }); }
-  cni::Result WaitIpamAdd() override { return Do("WaitIpamAdd", [&] { return real_.WaitIpamAdd(); }); }
-  void IpamDel() override { Do("IpamDel", [&] { real_.IpamDel(); }); }
-  void StartIpamDel() override { Do("StartIpamDel", [&] { real_.StartIpamDel(); }); }
-  void WaitIpamDel() override { Do("WaitIpamDel", [&] { real_.WaitIpamDel(); }); }
-  void IpamCheck() override { Do("IpamCheck", [&] { real_.IpamCheck(); }); }
-  void IpamStatus() override { Do("IpamStatus", [&] { real_.IpamStatus(); }); }
-  void IpamGc() override { Do("IpamGc", [&] { real_.IpamGc(); }); }
-  void Prepare(const std::string& ifname) override { Do("Prepare", [&] { real_.Prepare(ifname); }); }
+  void StartIpamAdd() override {
+    Do("StartIpamAdd", [&] { real_.StartIpamAdd(); });
+  }
+  cni::Result WaitIpamAdd() override {
+    return Do("WaitIpamAdd", [&] { return real_.WaitIpamAdd(); });
+  }
+  void IpamDel() override {
+    Do("IpamDel", [&] { real_.IpamDel(); });
+  }
+  void StartIpamDel() override {
+    Do("StartIpamDel", [&] { real_.StartIpamDel(); });
+  }
+  void WaitIpamDel() override {
+    Do("WaitIpamDel", [&] { real_.WaitIpamDel(); });
+  }
+  void IpamCheck() override {
+    Do("IpamCheck", [&] { real_.IpamCheck(); });
+  }
+  void IpamStatus() override {
+    Do("IpamStatus", [&] { real_.IpamStatus(); });
+  }
+  void IpamGc() override {
+    Do("IpamGc", [&] { real_.IpamGc(); });
+  }
+  void Prepare(const std::string& ifname) override {
+    Do("Prepare", [&] { real_.Prepare(ifname); });
+  }
   nl::LinkInfo EnsureBridge(const bridge::Config& c) override {
     return Do("EnsureBridge", [&] { return real_.EnsureBridge(c); });
   }
@@ -68,8 +86,12 @@ class FaultyOps : public bridge::Ops {
                            const std::optional<nat::Spec>& masq) override {
     return Do("Observe", [&] { return real_.Observe(c, ifname, tables, masq); });
   }
-  void NatApply(const nat::Spec& spec) override { Do("NatApply", [&] { real_.NatApply(spec); }); }
-  bool NatRemove(const nat::Tag& tag) override { return Do("NatRemove", [&] { return real_.NatRemove(tag); }); }
+  void NatApply(const nat::Spec& spec) override {
+    Do("NatApply", [&] { real_.NatApply(spec); });
+  }
+  bool NatRemove(const nat::Tag& tag) override {
+    return Do("NatRemove", [&] { return real_.NatRemove(tag); });
+  }
   void NatGc(const std::string& network, const std::vector<cni::Attachment>& valid) override {
     Do("NatGc", [&] { real_.NatGc(network, valid); });
   }
@@ -89,10 +111,17 @@ class FaultyOps : public bridge::Ops {
 };
 
 cni::CmdArgs Args(const Node& node, const TempNetns& pod, const std::string& cid, const std::string& command) {
-  json conf = {{"cniVersion", "1.1.0"}, {"name", "testnet"}, {"type", "bridge"}, {"bridge", node.bridge()},
-               {"isDefaultGateway", true}, {"ipMasq", true}, {"hairpinMode", true},
-               {"ipam", {{"type", "host-local"}, {"dataDir", node.ipam_dir()},
-                         {"ranges", json::parse(R"([[{"subnet":"10.78.0.0/24"}],[{"subnet":"fd78::/64"}]])")}}}};
+  json conf = {{"cniVersion", "1.1.0"},
+               {"name", "testnet"},
+               {"type", "bridge"},
+               {"bridge", node.bridge()},
+               {"isDefaultGateway", true},
+               {"ipMasq", true},
+               {"hairpinMode", true},
+               {"ipam",
+                {{"type", "host-local"},
+                 {"dataDir", node.ipam_dir()},
+                 {"ranges", json::parse(R"([[{"subnet":"10.78.0.0/24"}],[{"subnet":"fd78::/64"}]])")}}}};
   return MakeCmdArgs(conf, {.command = command, .container_id = cid, .netns = pod.path(), .path = BinDir()});
 }
 
@@ -132,9 +161,9 @@ TEST(BridgeRollbackTest, EveryFailingStepLeavesNothing) {
   cni::CmdArgs args = Args(node, pod, "ok", "ADD");
   FaultyOps ops(args, "", false);
   cni::Result r = bridge::Add(args, ops);
-  EXPECT_EQ(ops.faults.calls, (std::vector<std::string>{"Prepare", "StartIpamAdd", "EnsureBridge", "CreateVeth",
-                                                        "WaitIpamAdd", "ConfigureContainer", "ConfigureGateway",
-                                                        "NatApply", "WaitUp"}));
+  EXPECT_EQ(ops.faults.calls,
+            (std::vector<std::string>{"Prepare", "StartIpamAdd", "EnsureBridge", "CreateVeth", "WaitIpamAdd",
+                                      "ConfigureContainer", "ConfigureGateway", "NatApply", "WaitUp"}));
   EXPECT_EQ(r.interfaces.size(), 3u);
   EXPECT_EQ(node.Reserved("testnet").size(), 2u);
   EXPECT_THAT(node.host().Sh("nft list ruleset").out, ::testing::HasSubstr(":ok:eth0"));

@@ -1,12 +1,11 @@
 // The bridge verbs against FakeOps: call order, rollback at every step (before and after its effect),
 // DEL's do-every-step rule, STATUS and GC. No root needed; bridge_netns_test proves the kernel side.
-#include "netiface/bridge/bridge.h"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cni_helpers.h"
 #include "fake_ops.h"
+#include "netiface/bridge/bridge.h"
 
 namespace netiface::bridge {
 namespace {
@@ -19,8 +18,13 @@ using test::FakeOps;
 const std::string kCid = std::string(56, 'c') + "0123abcd";
 
 json Conf(json extra = json::object()) {
-  json j = {{"cniVersion", "1.1.0"}, {"name", "net1"}, {"type", "bridge"}, {"bridge", "cni0"},
-            {"isDefaultGateway", true}, {"ipMasq", true}, {"ipam", {{"type", "host-local"}}}};
+  json j = {{"cniVersion", "1.1.0"},
+            {"name", "net1"},
+            {"type", "bridge"},
+            {"bridge", "cni0"},
+            {"isDefaultGateway", true},
+            {"ipMasq", true},
+            {"ipam", {{"type", "host-local"}}}};
   j.update(extra);
   return j;
 }
@@ -47,9 +51,9 @@ class BridgeVerbsTest : public ::testing::Test {
 
 TEST_F(BridgeVerbsTest, AddRunsItsStepsInOrderAndReportsBothEnds) {
   cni::Result r = Add(Args(Conf()), ops_);
-  EXPECT_EQ(ops_.faults.calls, (std::vector<std::string>{"Prepare", "StartIpamAdd", "EnsureBridge", "CreateVeth",
-                                                         "WaitIpamAdd", "ConfigureContainer", "ConfigureGateway",
-                                                         "NatApply", "WaitUp"}));
+  EXPECT_EQ(ops_.faults.calls,
+            (std::vector<std::string>{"Prepare", "StartIpamAdd", "EnsureBridge", "CreateVeth", "WaitIpamAdd",
+                                      "ConfigureContainer", "ConfigureGateway", "NatApply", "WaitUp"}));
   ASSERT_EQ(r.interfaces.size(), 3u);
   EXPECT_EQ(r.interfaces[0].name, "cni0");
   EXPECT_EQ(r.interfaces[0].mac, ops_.bridge_mac);
@@ -107,7 +111,9 @@ TEST_F(BridgeVerbsTest, InvalidInputChangesNothing) {
               Add(Args(Conf({{"hairpinMode", true}, {"promiscMode", true}})), ops_);
             }).code(),
             cni::kInvalidConfig);
-  EXPECT_EQ(testing::ThrownError([&] { Add(Args(Conf({{"args", {{"cni", {{"mac", "zz"}}}}}})), ops_); }).code(),
+  EXPECT_EQ(testing::ThrownError([&] {
+              Add(Args(Conf({{"args", {{"cni", {{"mac", "zz"}}}}}})), ops_);
+            }).code(),
             cni::kInvalidConfig);
   EXPECT_TRUE(ops_.faults.calls.empty()) << ::testing::PrintToString(ops_.faults.calls);
   ops_.faults.fail_at = "Prepare";
@@ -131,8 +137,8 @@ TEST_F(BridgeVerbsTest, DelDoesEveryStepAndReportsEveryFailure) {
   ops_.faults.fail_at = "DeleteContainerLink";
   cni::Error e = testing::ThrownError([&] { Del(Args(Conf(), "DEL"), ops_); });
   EXPECT_NE(e.msg().find("deleting the container interface"), std::string::npos) << e.msg();
-  EXPECT_EQ(ops_.faults.calls, (std::vector<std::string>{"StartIpamDel", "DeleteContainerLink", "WaitIpamDel",
-                                                         "NatRemove"}));
+  EXPECT_EQ(ops_.faults.calls,
+            (std::vector<std::string>{"StartIpamDel", "DeleteContainerLink", "WaitIpamDel", "NatRemove"}));
   EXPECT_FALSE(ops_.ip_reserved);
   EXPECT_TRUE(ops_.nat_rules.empty());
   // Again, with everything gone: DEL is idempotent.

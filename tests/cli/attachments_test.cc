@@ -25,8 +25,8 @@ std::vector<std::string> Deleted(const GcPlan& p) {
 }
 
 const std::vector<cni::CacheEntry> kCached = {Entry("listed", "/ns/listed"), Entry("alive", "/ns/alive"),
-                                               Entry("gone", "/ns/gone"), Entry("old", ""),
-                                               Entry("elsewhere", "/ns/x", "other")};
+                                              Entry("gone", "/ns/gone"), Entry("old", ""),
+                                              Entry("elsewhere", "/ns/x", "other")};
 bool Exists(const std::string& netns) { return netns != "/ns/gone"; }
 
 TEST(PlanGcTest, NothingValidIsRefused) {

@@ -1,10 +1,11 @@
 // The result cache: Go libcni's byte format and layout, read and written.
+#include "netiface/cni/runtime/cache.h"
+
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
 #include "netiface/cni/error.h"
-#include "netiface/cni/runtime/cache.h"
 #include "testutil.h"
 
 namespace netiface::cni {
@@ -73,8 +74,9 @@ TEST(CacheFormatTest, RejectsGarbage) {
 }
 
 TEST(GoJsonTest, EscapesAndNumbersAsGo) {
-  json j = {{"s", "<a&b>\u2028\x01\n\"\\"}, {"f", 1.5}, {"big", 1e21}, {"tiny", 1e-7}, {"i", -3}, {"u", 7u},
-            {"z", 0.0}, {"arr", json::array({true, nullptr})}};
+  json j = {
+      {"s", "<a&b>\u2028\x01\n\"\\"},       {"f", 1.5}, {"big", 1e21}, {"tiny", 1e-7}, {"i", -3}, {"u", 7u}, {"z", 0.0},
+      {"arr", json::array({true, nullptr})}};
   EXPECT_EQ(GoJsonMarshal(j),
             R"({"arr":[true,null],"big":1e+21,"f":1.5,"i":-3,"s":"\u003ca\u0026b\u003e\u2028\u0001\n\"\\",)"
             R"("tiny":1e-7,"u":7,"z":0})");

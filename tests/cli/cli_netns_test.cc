@@ -1,13 +1,14 @@
 // The netiface binary, run inside a throw-away "host" namespace, driving real plugins (the reference
 // ones in /usr/lib/cni and ours in the build tree) against throw-away pod namespaces: ADD, CHECK,
 // DEL, GC and STATUS as an operator would run them, with the kernel state read back.
+#include "netiface/cli/cli.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 
 #include <gtest/gtest.h>
 
-#include "netiface/cli/cli.h"
 #include "netiface/cni/version.h"
 #include "testutil.h"
 
@@ -42,10 +43,13 @@ class CliNetnsTest : public ::testing::Test {
   }
 
   json HostLocal(const std::string& subnet) const {
-    return {{"type", "host-local"}, {"dataDir", dir_ / "ipam"}, {"ranges", json::array({json::array({{{"subnet", subnet}}})})}};
+    return {{"type", "host-local"},
+            {"dataDir", dir_ / "ipam"},
+            {"ranges", json::array({json::array({{{"subnet", subnet}}})})}};
   }
   json BridgePlugin(const std::string& subnet) const {
-    return {{"type", "bridge"}, {"bridge", bridge_}, {"isGateway", true}, {"ipMasq", false}, {"ipam", HostLocal(subnet)}};
+    return {
+        {"type", "bridge"}, {"bridge", bridge_}, {"isGateway", true}, {"ipMasq", false}, {"ipam", HostLocal(subnet)}};
   }
 
   // "addr/len" of every IPv4 address on `dev` in `ns`.
@@ -66,7 +70,8 @@ class CliNetnsTest : public ::testing::Test {
     auto r = Netiface({"ipam", "ls", network, "--data-dir", dir_ / "ipam", "--json"}, "");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<std::string> out;
-    for (const auto& e : r.Json()) out.push_back(e["address"].get<std::string>() + " " + e["containerId"].get<std::string>());
+    for (const auto& e : r.Json())
+      out.push_back(e["address"].get<std::string>() + " " + e["containerId"].get<std::string>());
     return out;
   }
 
@@ -137,7 +142,8 @@ TEST_F(CliNetnsTest, ReferenceChainGetsPrevResultAndCapabilities) {
 
 TEST_F(CliNetnsTest, PluginErrorsSurfaceWithTheirCode) {
   if (!HaveReference()) GTEST_SKIP() << "containernetworking-plugins is not installed";
-  WriteList("clbad", "1.0.0", json::array({{{"type", "bridge"}, {"bridge", bridge_}, {"ipam", {{"type", "host-local"}}}}}));
+  WriteList("clbad", "1.0.0",
+            json::array({{{"type", "bridge"}, {"bridge", bridge_}, {"ipam", {{"type", "host-local"}}}}}));
   TempNetns pod("clip");
   auto add = Netiface({"add", "clbad", pod.path()}, RefDir());
   EXPECT_EQ(add.exit_code, cli::kExitPluginError);

@@ -1,11 +1,12 @@
 // The netiface command line in-process: parsing, environment, exit codes and output, against fake
 // plugins.
+#include "netiface/cli/cli.h"
+
 #include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "fake_plugins.h"
-#include "netiface/cli/cli.h"
 #include "netiface/cni/build_info.h"
 #include "netiface/cni/runtime/cache.h"
 #include "testutil.h"
@@ -27,9 +28,8 @@ class CliTest : public ::testing::Test {
     for (const char* t : {"plug-a", "plug-b"}) fake_.Add(t);
     fake_.SetResult("plug-a", testing::SampleResult("1.1.0", "10.1.0.2/24"));
     fake_.SetResult("plug-b", testing::SampleResult("1.1.0", "10.1.0.3/24"));
-    fake_.WriteConf("10-clinet.conflist",
-                    R"({"cniVersion":"1.1.0","name":"clinet","plugins":[{"type":"plug-a"},)"
-                    R"({"type":"plug-b","capabilities":{"mac":true}}]})");
+    fake_.WriteConf("10-clinet.conflist", R"({"cniVersion":"1.1.0","name":"clinet","plugins":[{"type":"plug-a"},)"
+                                          R"({"type":"plug-b","capabilities":{"mac":true}}]})");
     env_ = {{"PATH", "/usr/bin:/bin"}, {"NETCONFPATH", fake_.conf_dir()}, {"CNI_PATH", fake_.bin_dir()}};
   }
 
@@ -67,9 +67,15 @@ TEST(AbsolutePathTest, CleansLikeGo) {
 }
 
 TEST_F(CliTest, HelpOnEveryCommandExitsZero) {
-  for (auto args : std::vector<std::vector<std::string>>{
-           {"--help"}, {"add", "--help"}, {"check", "--help"}, {"del", "--help"}, {"gc", "--help"}, {"ls", "--help"},
-           {"status", "--help"}, {"ipam", "--help"}, {"ipam", "ls", "--help"}}) {
+  for (auto args : std::vector<std::vector<std::string>>{{"--help"},
+                                                         {"add", "--help"},
+                                                         {"check", "--help"},
+                                                         {"del", "--help"},
+                                                         {"gc", "--help"},
+                                                         {"ls", "--help"},
+                                                         {"status", "--help"},
+                                                         {"ipam", "--help"},
+                                                         {"ipam", "ls", "--help"}}) {
     auto r = Run(args);
     EXPECT_EQ(r.code, kExitOk) << args[0];
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << args[0];
@@ -228,7 +234,8 @@ TEST_F(CliTest, GcKeepsAnAttachmentWhoseNetnsIsUnknown) {
   EXPECT_EQ(calls[0].command, "DEL");
   EXPECT_EQ(calls[0].env.at("CNI_CONTAINERID"), ContainerIdFromNetns("/run/netns/gone"));
   EXPECT_EQ(calls[2].command, "GC");
-  json valid = json::array({{{"containerID", "other"}, {"ifname", "eth0"}}, {{"containerID", "old1"}, {"ifname", "eth0"}}});
+  json valid =
+      json::array({{{"containerID", "other"}, {"ifname", "eth0"}}, {{"containerID", "old1"}, {"ifname", "eth0"}}});
   EXPECT_EQ(calls[2].stdin_json["cni.dev/valid-attachments"], valid);
   EXPECT_EQ(testing::ListDir(fake_.cache_dir() + "/results"), std::vector<std::string>{"clinet-old1-eth0"});
 
@@ -361,7 +368,8 @@ TEST_F(CliTest, IpamLsTableAndJson) {
   ASSERT_EQ(j.code, kExitOk);
   json parsed = json::parse(j.out);
   ASSERT_EQ(parsed.size(), 4u);
-  EXPECT_EQ(parsed[0], json({{"network", "netb"}, {"address", "10.0.0.2"}, {"containerId", "cid-2"}, {"ifname", "eth0"}}));
+  EXPECT_EQ(parsed[0],
+            json({{"network", "netb"}, {"address", "10.0.0.2"}, {"containerId", "cid-2"}, {"ifname", "eth0"}}));
   EXPECT_EQ(parsed[1]["ifname"], "");
   EXPECT_EQ(parsed[1]["containerId"], "legacy-cid");
 

@@ -22,7 +22,9 @@ void FakePlugins::Add(const std::string& type) {
   const std::string d = dir_.path();
   std::string script =
       "#!/bin/sh\n"
-      "D=" + d + "\n"
+      "D=" +
+      d +
+      "\n"
       "T=$(basename \"$0\")\n"
       "n=$(cat \"$D/seq\" 2>/dev/null || echo 0); n=$((n+1)); echo \"$n\" > \"$D/seq\"\n"
       "f=$(printf '%s/calls/%04d-%s-%s' \"$D\" \"$n\" \"$T\" \"$CNI_COMMAND\")\n"

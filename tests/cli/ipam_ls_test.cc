@@ -45,9 +45,10 @@ TEST(IpamLsTest, ShowsWhatTheStoreWrote) {
 
   auto j = Ls({"storenet", "--data-dir", data.path(), "--json"});
   ASSERT_EQ(j.code, 0) << j.err;
-  EXPECT_EQ(json::parse(j.out),
-            json({{{"network", "storenet"}, {"address", "10.9.0.2"}, {"containerId", kContainerId}, {"ifname", "eth0"}},
-                  {{"network", "storenet"}, {"address", "fd09::2"}, {"containerId", kContainerId}, {"ifname", "net1"}}}));
+  EXPECT_EQ(
+      json::parse(j.out),
+      json({{{"network", "storenet"}, {"address", "10.9.0.2"}, {"containerId", kContainerId}, {"ifname", "eth0"}},
+            {{"network", "storenet"}, {"address", "fd09::2"}, {"containerId", kContainerId}, {"ifname", "net1"}}}));
 
   auto table = Ls({"--data-dir", data.path()});
   ASSERT_EQ(table.code, 0) << table.err;

@@ -130,14 +130,14 @@ TEST_F(LoadConfTest, SingleConfIsWrappedAsGoWouldMarshalIt) {
   auto l = LoadNetworkConfigList(fake_.conf_dir(), "single");
   EXPECT_EQ(l.conf.cni_version, "0.3.1");
   ASSERT_EQ(l.conf.plugins.size(), 1u);
-  EXPECT_EQ(l.bytes,
-            R"({"cniVersion":"0.3.1","name":"single","plugins":[{"cniVersion":"0.3.1","name":"single",)"
-            R"("type":"bridge","x":"\u003c\u0026\u003e"}]})");
+  EXPECT_EQ(l.bytes, R"({"cniVersion":"0.3.1","name":"single","plugins":[{"cniVersion":"0.3.1","name":"single",)"
+                     R"("type":"bridge","x":"\u003c\u0026\u003e"}]})");
 }
 
 TEST_F(LoadConfTest, PicksTheHighestSupportedVersion) {
-  fake_.WriteConf("a.conflist",
-                  R"({"cniVersion":"0.4.0","cniVersions":["1.0.0","1.1.0","9.0.0"],"name":"v","plugins":[{"type":"x"}]})");
+  fake_.WriteConf(
+      "a.conflist",
+      R"({"cniVersion":"0.4.0","cniVersions":["1.0.0","1.1.0","9.0.0"],"name":"v","plugins":[{"type":"x"}]})");
   EXPECT_EQ(LoadNetworkConfigList(fake_.conf_dir(), "v").conf.cni_version, "1.1.0");
 }
 

@@ -1,10 +1,11 @@
 // The runtime against fake plugins (/bin/sh scripts that record their calls): chaining, caching,
 // reverse DEL, rollback, CHECK, GC and STATUS semantics, over every applicable spec version.
+#include "netiface/cni/runtime/runtime.h"
+
 #include <gtest/gtest.h>
 
 #include "fake_plugins.h"
 #include "netiface/cni/error.h"
-#include "netiface/cni/runtime/runtime.h"
 #include "testutil.h"
 
 namespace netiface::cni {
@@ -126,8 +127,7 @@ TEST_F(RuntimeTest, AddCachesTheFinalResultWithTheListBytes) {
   EXPECT_EQ(entry->netns, "/run/netns/pod1");
   EXPECT_EQ(entry->cni_args, rt_.args);
   EXPECT_EQ(entry->capability_args, rt_.capability_args);
-  EXPECT_EQ(testing::ListDir(fake_.cache_dir() + "/results"),
-            std::vector<std::string>{"testnet-ctr1-eth0"});
+  EXPECT_EQ(testing::ListDir(fake_.cache_dir() + "/results"), std::vector<std::string>{"testnet-ctr1-eth0"});
 }
 
 TEST_F(RuntimeTest, MissingPluginFailsBeforeAnyCall) {
@@ -347,7 +347,8 @@ TEST_F(RuntimeTest, GcAttachmentsDeletesOnlyTheStaleAndKeepsWhatIsCached) {
   calls = fake_.Calls();
   ASSERT_EQ(Sequence(calls), (std::vector<std::string>{"DEL plug-a", "GC plug-a"}));
   EXPECT_EQ(calls[1].stdin_json["cni.dev/valid-attachments"],
-            json::array({{{"containerID", "failing"}, {"ifname", "eth0"}}, {{"containerID", "unnamed"}, {"ifname", "eth0"}}}));
+            json::array(
+                {{{"containerID", "failing"}, {"ifname", "eth0"}}, {{"containerID", "unnamed"}, {"ifname", "eth0"}}}));
 }
 
 TEST_F(RuntimeTest, GcBelow110OnlyDeletesAndDisableGcDoesNothing) {

@@ -2,6 +2,8 @@
 // own (EnterPrivateNetns), so every member listens on that namespace's 127.0.0.1 with fixed ports and
 // nothing reaches this machine's namespace. One member is shared by the tests that leave it running;
 // the tests that stop a member or need TLS start their own.
+#include "netiface/etcd/client.h"
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,7 +14,6 @@
 #include <gtest/gtest.h>
 
 #include "etcd_server.h"
-#include "netiface/etcd/client.h"
 #include "netiface/etcd/codec.h"
 #include "watcher.h"
 
@@ -64,8 +65,8 @@ TEST(ClientConfig, RejectsBadOptionsByName) {
   Failure none = config(Options({}));
   EXPECT_EQ(none.kind, Error::kConfig);
   EXPECT_NE(none.message.find("endpoints"), std::string::npos) << none.message;
-  for (const char* bad : {"127.0.0.1:2379", "ftp://h:1", "http://", "http://:2379", "https:///", "http://h:",
-                          "http://h:0", "http://h:99999", "http://h:12a", "http://h/v3", "http://[::1"}) {
+  for (const char* bad : {"127.0.0.1:2379", "ftp://h:1", "http://", "http://:2379", "https:///",
+                          "http://h:", "http://h:0", "http://h:99999", "http://h:12a", "http://h/v3", "http://[::1"}) {
     Failure f = config(Options({bad}));
     EXPECT_EQ(f.kind, Error::kConfig) << bad;
     EXPECT_NE(f.message.find(bad), std::string::npos) << f.message;
@@ -92,7 +93,8 @@ TEST(ClientConfig, RejectsBadOptionsByName) {
 }
 
 TEST(SplitEndpoints, FlannelsCommaList) {
-  EXPECT_EQ(SplitEndpoints("http://a:2379,http://b:2379"), (std::vector<std::string>{"http://a:2379", "http://b:2379"}));
+  EXPECT_EQ(SplitEndpoints("http://a:2379,http://b:2379"),
+            (std::vector<std::string>{"http://a:2379", "http://b:2379"}));
   EXPECT_EQ(SplitEndpoints(" http://a:2379 ,,"), (std::vector<std::string>{"http://a:2379"}));
   EXPECT_TRUE(SplitEndpoints("").empty());
 }
@@ -256,7 +258,13 @@ TEST(Watch, ACompactedStartRevisionIsCanceledWithTheCompactRevision) {
   std::vector<WatchResponse> got;
   std::atomic<bool> stop{false};
   auto t0 = Clock::now();
-  c.WatchPrefix(p, old_rev, [&](const WatchResponse& r) { got.push_back(r); return true; }, &stop);
+  c.WatchPrefix(
+      p, old_rev,
+      [&](const WatchResponse& r) {
+        got.push_back(r);
+        return true;
+      },
+      &stop);
   EXPECT_LT(Clock::now() - t0, 3s);
   ASSERT_FALSE(got.empty());
   EXPECT_TRUE(got.back().canceled);
@@ -334,7 +342,10 @@ TEST(Failover, AllEndpointsDeadIsUnavailableWithinTheTimeouts) {
   EXPECT_NE(f.message.find("Failed to connect to 127.0.0.1 port 2"), std::string::npos) << f.message;
 
   std::atomic<bool> stop{false};
-  Failure w = FailureOf([&] { c.WatchPrefix("/x", 0, [](const WatchResponse&) { return true; }, &stop); });
+  Failure w = FailureOf([&] {
+    c.WatchPrefix(
+        "/x", 0, [](const WatchResponse&) { return true; }, &stop);
+  });
   EXPECT_EQ(w.kind, Error::kUnavailable);
   EXPECT_NE(w.message.find("http://127.0.0.1:2"), std::string::npos) << w.message;
 }

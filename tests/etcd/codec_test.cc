@@ -43,8 +43,8 @@ TEST(Base64, RoundTripsTextBinaryAndEmpty) {
 }
 
 TEST(Base64, RejectsWhatIsNotPaddedStandardBase64) {
-  for (const char* bad : {"L3AvYQ", "L3AvYQ=", "L3A", "!!!!", "L3Av-Q==", "L3Av_Q==", "L=Av", "====", "L3AvY=Q=",
-                          "L3Av\nYQ=="}) {
+  for (const char* bad :
+       {"L3AvYQ", "L3AvYQ=", "L3A", "!!!!", "L3Av-Q==", "L3Av_Q==", "L=Av", "====", "L3AvY=Q=", "L3Av\nYQ=="}) {
     EXPECT_EQ(KindOf([&] { Base64Decode(bad); }), Error::kProtocol) << bad;
   }
 }
@@ -132,7 +132,8 @@ TEST(Parse, Int64AsStringOrNumber) {
 
 TEST(Parse, PutAndDelete) {
   EXPECT_EQ(ParsePutResponse(J(R"({"header":{"cluster_id":"2037210783374497686","member_id":"13195394291058371180",
-    "revision":"2","raft_term":"2"}})")), 2);
+    "revision":"2","raft_term":"2"}})")),
+            2);
   EXPECT_EQ(ParseDeleteRangeResponse(J(std::string("{") + kHeader + R"(,"deleted":"1"})")), 1);
   EXPECT_EQ(ParseDeleteRangeResponse(J(std::string("{") + kHeader + "}")), 0);  // absent key
 }
@@ -189,8 +190,9 @@ TEST(Parse, GatewayErrorObjects) {
 }
 
 TEST(ParseWatchLine, CreatedThenPutsAndDeletes) {
-  WatchResponse created = ParseWatchLine(R"({"result":{"header":{"cluster_id":"2037210783374497686",)"
-                                         R"("member_id":"13195394291058371180","revision":"1","raft_term":"2"},"created":true}})");
+  WatchResponse created =
+      ParseWatchLine(R"({"result":{"header":{"cluster_id":"2037210783374497686",)"
+                     R"("member_id":"13195394291058371180","revision":"1","raft_term":"2"},"created":true}})");
   EXPECT_TRUE(created.created);
   EXPECT_EQ(created.revision, 1);
   EXPECT_TRUE(created.events.empty());
@@ -235,8 +237,9 @@ TEST(ParseWatchLine, ProgressNotifyHasOnlyAHeader) {
 
 TEST(ParseWatchLine, CanceledWithCompactRevision) {
   // The header of a canceled watch has no revision.
-  WatchResponse w = ParseWatchLine(R"({"result":{"header":{"cluster_id":"2037210783374497686",)"
-                                   R"("member_id":"13195394291058371180","raft_term":"2"},"canceled":true,"compact_revision":"3"}})");
+  WatchResponse w =
+      ParseWatchLine(R"({"result":{"header":{"cluster_id":"2037210783374497686",)"
+                     R"("member_id":"13195394291058371180","raft_term":"2"},"canceled":true,"compact_revision":"3"}})");
   EXPECT_TRUE(w.canceled);
   EXPECT_EQ(w.compact_revision, 3);
   EXPECT_EQ(w.revision, 0);
@@ -248,7 +251,8 @@ TEST(ParseWatchLine, CanceledWithCompactRevision) {
 TEST(ParseWatchLine, ErrorObjectsOfBothShapes) {
   // The answer to a bad create request (HTTP 500), and the last line of a stream whose etcd stopped.
   try {
-    ParseWatchLine(R"({"error":"illegal base64 data at input byte 0","message":"illegal base64 data at input byte 0","code":2})");
+    ParseWatchLine(
+        R"({"error":"illegal base64 data at input byte 0","message":"illegal base64 data at input byte 0","code":2})");
     FAIL() << "no throw";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), Error::kRejected);
@@ -256,7 +260,8 @@ TEST(ParseWatchLine, ErrorObjectsOfBothShapes) {
     EXPECT_NE(std::string(e.what()).find("illegal base64"), std::string::npos);
   }
   try {
-    ParseWatchLine(R"({"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}})");
+    ParseWatchLine(
+        R"({"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}})");
     FAIL() << "no throw";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), Error::kRejected);
@@ -266,14 +271,28 @@ TEST(ParseWatchLine, ErrorObjectsOfBothShapes) {
 }
 
 TEST(ParseWatchLine, MalformedIsAProtocolErrorNeverACrash) {
-  for (const char* bad : {"", "{", "not json", "[]", "42", "null", R"({"result":1})", R"({"result":[]})", R"({})",
-                          R"({"result":{"header":{"revision":"x"}}})", R"({"result":{"header":{"revision":1.5}}})",
+  for (const char* bad : {"",
+                          "{",
+                          "not json",
+                          "[]",
+                          "42",
+                          "null",
+                          R"({"result":1})",
+                          R"({"result":[]})",
+                          R"({})",
+                          R"({"result":{"header":{"revision":"x"}}})",
+                          R"({"result":{"header":{"revision":1.5}}})",
                           R"({"result":{"header":{"revision":"99999999999999999999"}}})",
-                          R"({"result":{"header":{"revision":18446744073709551615}}})", R"({"result":{"header":7}})",
-                          R"({"result":{"created":"yes"}})", R"({"result":{"events":{}}})",
-                          R"({"result":{"events":[1]}})", R"({"result":{"events":[{}]}})",
-                          R"({"result":{"events":[{"kv":[]}]}})", R"({"result":{"events":[{"type":"PATCH","kv":{}}]}})",
-                          R"({"result":{"events":[{"kv":{"key":"***"}}]}})", R"({"result":{"events":[{"kv":{"key":5}}]}})",
+                          R"({"result":{"header":{"revision":18446744073709551615}}})",
+                          R"({"result":{"header":7}})",
+                          R"({"result":{"created":"yes"}})",
+                          R"({"result":{"events":{}}})",
+                          R"({"result":{"events":[1]}})",
+                          R"({"result":{"events":[{}]}})",
+                          R"({"result":{"events":[{"kv":[]}]}})",
+                          R"({"result":{"events":[{"type":"PATCH","kv":{}}]}})",
+                          R"({"result":{"events":[{"kv":{"key":"***"}}]}})",
+                          R"({"result":{"events":[{"kv":{"key":5}}]}})",
                           R"({"result":{"cancel_reason":false}})"}) {
     EXPECT_EQ(KindOf([&] { ParseWatchLine(bad); }), Error::kProtocol) << bad;
   }
@@ -283,8 +302,7 @@ TEST(Parse, MalformedResponsesAreProtocolErrors) {
   EXPECT_EQ(KindOf([] { ParseRangeResponse(J("[]")); }), Error::kProtocol);
   EXPECT_EQ(KindOf([] { ParseRangeResponse(J("null")); }), Error::kProtocol);
   EXPECT_EQ(KindOf([] { ParseRangeResponse(J(R"({"kvs":"x"})")); }), Error::kProtocol);
-  EXPECT_EQ(KindOf([] { ParseRangeResponse(J(R"({"kvs":[{"key":"L3AvYQ==","version":true}]})")); }),
-            Error::kProtocol);
+  EXPECT_EQ(KindOf([] { ParseRangeResponse(J(R"({"kvs":[{"key":"L3AvYQ==","version":true}]})")); }), Error::kProtocol);
   EXPECT_EQ(KindOf([] { ParsePutResponse(J(R"({"header":{"revision":[]}})")); }), Error::kProtocol);
   EXPECT_EQ(KindOf([] { ParseDeleteRangeResponse(J(R"({"deleted":"one"})")); }), Error::kProtocol);
   EXPECT_EQ(KindOf([] { ParseTxnResponse(J(R"({"succeeded":"true"})")); }), Error::kProtocol);

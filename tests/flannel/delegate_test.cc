@@ -14,13 +14,16 @@ Config Parse(const json& j) { return ParseConfig(cni::ParseNetConf(j.dump())); }
 
 SubnetEnv V4Env(bool ipmasq = true) {
   return ParseSubnetEnv(std::string("FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.1.1/24\nFLANNEL_MTU=1450\n"
-                                    "FLANNEL_IPMASQ=") + (ipmasq ? "true" : "false") + "\n", "subnet.env");
+                                    "FLANNEL_IPMASQ=") +
+                            (ipmasq ? "true" : "false") + "\n",
+                        "subnet.env");
 }
 
 SubnetEnv DualEnv() {
   return ParseSubnetEnv(
       "FLANNEL_NETWORK=10.42.0.0/16,10.43.0.0/16\nFLANNEL_SUBNET=10.42.3.1/24\nFLANNEL_IPV6_NETWORK=fd42::/56\n"
-      "FLANNEL_IPV6_SUBNET=fd42:0:0:3::1/64\nFLANNEL_MTU=1400\nFLANNEL_IPMASQ=false\n", "subnet.env");
+      "FLANNEL_IPV6_SUBNET=fd42:0:0:3::1/64\nFLANNEL_MTU=1400\nFLANNEL_IPMASQ=false\n",
+      "subnet.env");
 }
 
 TEST(FlannelConfigTest, Defaults) {
@@ -32,8 +35,8 @@ TEST(FlannelConfigTest, Defaults) {
 }
 
 TEST(FlannelConfigTest, DelegateMayNotCarryNameOrIpam) {
-  for (const json& d : {json{{"name", "x"}}, json{{"ipam", {{"type", "host-local"}}}}, json("bridge"),
-                        json{{"type", 7}}}) {
+  for (const json& d :
+       {json{{"name", "x"}}, json{{"ipam", {{"type", "host-local"}}}}, json("bridge"), json{{"type", 7}}}) {
     try {
       Parse({{"cniVersion", "1.0.0"}, {"name", "cbr0"}, {"type", "flannel"}, {"delegate", d}});
       ADD_FAILURE() << "accepted delegate " << d.dump();
@@ -54,7 +57,9 @@ TEST(FlannelConfigTest, BadKeysAreRejected) {
 
 // The kube-flannel conflist's first plugin, rendered the way the reference plugin renders it.
 TEST(RenderDelegateTest, KubeFlannelConfig) {
-  Config c = Parse({{"cniVersion", "0.3.1"}, {"name", "cbr0"}, {"type", "flannel"},
+  Config c = Parse({{"cniVersion", "0.3.1"},
+                    {"name", "cbr0"},
+                    {"type", "flannel"},
                     {"delegate", {{"hairpinMode", true}, {"isDefaultGateway", true}}}});
   json want = json::parse(R"({
     "cniVersion": "0.3.1", "name": "cbr0", "type": "bridge", "hairpinMode": true, "isDefaultGateway": true,
@@ -71,7 +76,9 @@ TEST(RenderDelegateTest, IpMasqIsTheOppositeOfFlanneld) {
 }
 
 TEST(RenderDelegateTest, UserValuesWin) {
-  Config c = Parse({{"cniVersion", "1.0.0"}, {"name", "n"}, {"type", "flannel"},
+  Config c = Parse({{"cniVersion", "1.0.0"},
+                    {"name", "n"},
+                    {"type", "flannel"},
                     {"delegate", {{"ipMasq", true}, {"mtu", 1300}, {"isGateway", false}, {"bridge", "kbr0"}}}});
   json d = RenderDelegate(c, V4Env(true));
   EXPECT_EQ(d["ipMasq"], true);
@@ -93,8 +100,7 @@ TEST(RenderDelegateTest, DualStackGivesTwoRangeSetsAndEveryNetworkRoute) {
   Config c = Parse({{"cniVersion", "1.0.0"}, {"name", "n"}, {"type", "flannel"}});
   json ipam = RenderDelegate(c, DualEnv())["ipam"];
   EXPECT_EQ(ipam["ranges"], json::parse(R"([[{"subnet":"10.42.3.0/24"}],[{"subnet":"fd42:0:0:3::/64"}]])"));
-  EXPECT_EQ(ipam["routes"],
-            json::parse(R"([{"dst":"10.42.0.0/16"},{"dst":"10.43.0.0/16"},{"dst":"fd42::/56"}])"));
+  EXPECT_EQ(ipam["routes"], json::parse(R"([{"dst":"10.42.0.0/16"},{"dst":"10.43.0.0/16"},{"dst":"fd42::/56"}])"));
   EXPECT_EQ(RenderDelegate(c, DualEnv())["mtu"], 1400);
 }
 
@@ -106,12 +112,13 @@ TEST(RenderDelegateTest, UserIpamIsTheBase) {
   EXPECT_EQ(ipam["type"], "my-ipam");
   EXPECT_EQ(ipam["dataDir"], "/srv/ipam");  // reaches host-local (the reference drops it: plugins#619)
   EXPECT_EQ(ipam["ranges"], json::parse(R"([[{"subnet":"10.244.1.0/24"}]])"));  // replaced
-  EXPECT_EQ(ipam["routes"],
-            json::parse(R"([{"dst":"192.168.0.0/16","gw":"10.244.1.254"},{"dst":"10.244.0.0/16"}])"));
+  EXPECT_EQ(ipam["routes"], json::parse(R"([{"dst":"192.168.0.0/16","gw":"10.244.1.254"},{"dst":"10.244.0.0/16"}])"));
 }
 
 TEST(RenderDelegateTest, CopiesRuntimeConfigAndVersion) {
-  Config c = Parse({{"cniVersion", "1.1.0"}, {"name", "n"}, {"type", "flannel"},
+  Config c = Parse({{"cniVersion", "1.1.0"},
+                    {"name", "n"},
+                    {"type", "flannel"},
                     {"delegate", {{"cniVersion", "0.3.1"}}},
                     {"runtimeConfig", {{"mac", "02:00:00:00:00:01"}}}});
   json d = RenderDelegate(c, V4Env());
@@ -122,7 +129,8 @@ TEST(RenderDelegateTest, CopiesRuntimeConfigAndVersion) {
 }
 
 TEST(RenderDelegateTest, IsPure) {
-  Config c = Parse({{"cniVersion", "1.0.0"}, {"name", "n"}, {"type", "flannel"}, {"ipam", {{"routes", json::array()}}}});
+  Config c =
+      Parse({{"cniVersion", "1.0.0"}, {"name", "n"}, {"type", "flannel"}, {"ipam", {{"routes", json::array()}}}});
   json first = RenderDelegate(c, V4Env());
   EXPECT_EQ(RenderDelegate(c, V4Env()), first);
   EXPECT_EQ(c.ipam["routes"], json::array());

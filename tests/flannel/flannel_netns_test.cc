@@ -31,15 +31,19 @@ class FlannelNetnsTest : public ::testing::Test {
   static std::string SubnetEnv(const Node& node) { return node.dir() / "subnet.env"; }
   static std::string DataDir(const Node& node) { return node.dir() / "flannel"; }
   static void WriteEnv(const Node& node, const std::string& subnet, const std::string& v6 = "") {
-    std::string text = "FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=" + subnet +
-                       "\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n";
+    std::string text =
+        "FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=" + subnet + "\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n";
     if (!v6.empty()) text += "FLANNEL_IPV6_NETWORK=fd44::/48\nFLANNEL_IPV6_SUBNET=" + v6 + "\n";
     WriteFile(SubnetEnv(node), text);
   }
   // The first plugin of the kube-flannel conflist, pointed at the node's files.
   static json Conf(const Node& node, const std::string& version) {
-    return {{"cniVersion", version}, {"name", "cbr0"}, {"type", "flannel"}, {"subnetFile", SubnetEnv(node)},
-            {"dataDir", DataDir(node)}, {"ipam", {{"dataDir", node.ipam_dir()}}},
+    return {{"cniVersion", version},
+            {"name", "cbr0"},
+            {"type", "flannel"},
+            {"subnetFile", SubnetEnv(node)},
+            {"dataDir", DataDir(node)},
+            {"ipam", {{"dataDir", node.ipam_dir()}}},
             {"delegate", {{"bridge", node.bridge()}, {"hairpinMode", true}, {"isDefaultGateway", true}}}};
   }
   static cni::Result MustAdd(const Node& node, const TempNetns& pod, const std::string& cid, const json& conf) {
@@ -191,7 +195,8 @@ TEST_F(FlannelNetnsTest, ParallelAddsOnAFreshNodeCreateOneBridge) {
   std::vector<RunResult> results(kPods);
   std::vector<std::thread> threads;
   for (int i = 0; i < kPods; ++i) {
-    threads.emplace_back([&, i] { results[i] = node.Call(Flannel(), "ADD", pods[i], "ctr" + std::to_string(i), conf); });
+    threads.emplace_back(
+        [&, i] { results[i] = node.Call(Flannel(), "ADD", pods[i], "ctr" + std::to_string(i), conf); });
   }
   for (auto& t : threads) t.join();
   std::set<std::string> ips;
@@ -248,9 +253,12 @@ TEST_F(FlannelNetnsTest, ChainWithTheReferencePortmap) {
   json conf = Conf(node, "0.3.1");
   RunResult add = node.Call(Flannel(), "ADD", &pod, "ctr1", conf);
   ASSERT_EQ(add.exit_code, 0) << add.out << add.err;
-  json portmap = {{"cniVersion", "0.3.1"}, {"name", "cbr0"}, {"type", "portmap"},
-                  {"runtimeConfig", {{"portMappings", {{{"hostPort", 18080}, {"containerPort", 80}, {"protocol", "tcp"}}}}}},
-                  {"prevResult", add.Json()}};
+  json portmap = {
+      {"cniVersion", "0.3.1"},
+      {"name", "cbr0"},
+      {"type", "portmap"},
+      {"runtimeConfig", {{"portMappings", {{{"hostPort", 18080}, {"containerPort", 80}, {"protocol", "tcp"}}}}}},
+      {"prevResult", add.Json()}};
   RunResult pm = node.Call(RefDir() + "/portmap", "ADD", &pod, "ctr1", portmap);
   ASSERT_EQ(pm.exit_code, 0) << pm.out << pm.err;
   EXPECT_EQ(cni::ParseResult(pm.Json()), cni::ParseResult(add.Json()));  // passed through
@@ -261,13 +269,16 @@ TEST_F(FlannelNetnsTest, ChainWithTheReferencePortmap) {
 
   // Traffic through the DNAT when there is something to listen with.
   if (access("/usr/bin/python3", X_OK) == 0) {
-    pod.Sh("timeout 10 /usr/bin/python3 -c 'import socket;s=socket.socket();s.setsockopt(socket.SOL_SOCKET,"
-           "socket.SO_REUSEADDR,1);s.bind((\"0.0.0.0\",80));s.listen(1);c,_=s.accept();c.sendall(b\"hello-pod\");"
-           "c.close()' >/dev/null 2>&1 &");
+    pod.Sh(
+        "timeout 10 /usr/bin/python3 -c 'import socket;s=socket.socket();s.setsockopt(socket.SOL_SOCKET,"
+        "socket.SO_REUSEADDR,1);s.bind((\"0.0.0.0\",80));s.listen(1);c,_=s.accept();c.sendall(b\"hello-pod\");"
+        "c.close()' >/dev/null 2>&1 &");
     std::string got;
     for (int i = 0; i < 50 && got.find("hello-pod") == std::string::npos; ++i) {
-      got = node.host().Sh("timeout 2 /usr/bin/python3 -c 'import socket;s=socket.create_connection("
-                           "(\"10.244.1.1\",18080),1);print(s.recv(64).decode())' 2>/dev/null").out;
+      got = node.host()
+                .Sh("timeout 2 /usr/bin/python3 -c 'import socket;s=socket.create_connection("
+                    "(\"10.244.1.1\",18080),1);print(s.recv(64).decode())' 2>/dev/null")
+                .out;
       if (got.find("hello-pod") == std::string::npos) usleep(100 * 1000);
     }
     EXPECT_THAT(got, HasSubstr("hello-pod"));

@@ -10,8 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "netiface/cni/error.h"
 #include "cni_helpers.h"
+#include "netiface/cni/error.h"
 #include "testutil.h"
 
 namespace netiface::flannel {
@@ -38,8 +38,7 @@ class FakeExec : public cni::Exec {
   std::function<cni::ExecOutput(const Call&)> respond;
 
   cni::ExecOutput Run(const cni::ExecRequest& req) override {
-    Call c{req.env.at("CNI_COMMAND"), std::filesystem::path(req.path).filename().string(),
-           json::parse(req.stdin_data)};
+    Call c{req.env.at("CNI_COMMAND"), std::filesystem::path(req.path).filename().string(), json::parse(req.stdin_data)};
     calls.push_back(c);
     if (respond) return respond(c);
     return {0, c.command == "ADD" ? kAddResult : ""};
@@ -68,8 +67,9 @@ class FlannelTest : public ::testing::Test {
                                                 "\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n");
   }
   json Conf(const std::string& version = "1.0.0") const {
-    return {{"cniVersion", version}, {"name", "cbr0"}, {"type", "flannel"}, {"subnetFile", dir_ / "subnet.env"},
-            {"dataDir", data()}, {"delegate", {{"hairpinMode", true}, {"isDefaultGateway", true}}}};
+    return {{"cniVersion", version}, {"name", "cbr0"},
+            {"type", "flannel"},     {"subnetFile", dir_ / "subnet.env"},
+            {"dataDir", data()},     {"delegate", {{"hairpinMode", true}, {"isDefaultGateway", true}}}};
   }
   cni::CmdArgs Args(const std::string& command, const json& conf, const std::string& cid = "ctr1") const {
     return testing::MakeCmdArgs(conf, {.command = command, .container_id = cid, .path = dir_ / "bin"});
@@ -169,7 +169,9 @@ TEST_F(FlannelTest, DelWithNothingToGoOnSucceeds) {
 }
 
 TEST_F(FlannelTest, DelReadsTheReferencePluginsScratchFile) {
-  json legacy = {{"cniVersion", "0.3.1"}, {"name", "cbr0"}, {"type", "bridge"},
+  json legacy = {{"cniVersion", "0.3.1"},
+                 {"name", "cbr0"},
+                 {"type", "bridge"},
                  {"ipam", {{"type", "host-local"}, {"ranges", {{{{"subnet", "10.99.0.0/24"}}}}}}}};
   std::filesystem::create_directories(data());
   testing::WriteFile(data() + "/ctr1", legacy.dump());

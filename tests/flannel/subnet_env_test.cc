@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "netiface/cni/error.h"
 #include "cni_helpers.h"
+#include "netiface/cni/error.h"
 #include "testutil.h"
 
 namespace netiface::flannel {
@@ -33,7 +33,9 @@ TEST(SubnetEnvTest, ParsesWhatFlanneldWrites) {
 TEST(SubnetEnvTest, OnlyLowercaseTrueIsTrue) {
   for (const char* v : {"false", "True", "TRUE", "1", "yes", ""}) {
     SubnetEnv e = ParseSubnetEnv(std::string("FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\n"
-                                             "FLANNEL_MTU=1500\nFLANNEL_IPMASQ=") + v + "\n", kPath);
+                                             "FLANNEL_MTU=1500\nFLANNEL_IPMASQ=") +
+                                     v + "\n",
+                                 kPath);
     EXPECT_FALSE(e.ipmasq) << v;
   }
 }
@@ -41,14 +43,16 @@ TEST(SubnetEnvTest, OnlyLowercaseTrueIsTrue) {
 TEST(SubnetEnvTest, NetworksAreCommaSeparatedAndDeduplicated) {
   SubnetEnv e = ParseSubnetEnv(
       "FLANNEL_NETWORK=10.1.0.0/16,10.2.0.0/16,10.1.0.0/16,10.1.3.4/16\nFLANNEL_SUBNET=10.1.17.1/24\n"
-      "FLANNEL_MTU=1500\nFLANNEL_IPMASQ=false", kPath);
+      "FLANNEL_MTU=1500\nFLANNEL_IPMASQ=false",
+      kPath);
   EXPECT_EQ(e.networks, (std::vector<cni::IpNet>{Net("10.1.0.0/16"), Net("10.2.0.0/16")}));
 }
 
 TEST(SubnetEnvTest, DualStack) {
   SubnetEnv e = ParseSubnetEnv(
       "FLANNEL_NETWORK=10.42.0.0/16\nFLANNEL_SUBNET=10.42.3.1/24\nFLANNEL_IPV6_NETWORK=fd42::/56,fd43::/56\n"
-      "FLANNEL_IPV6_SUBNET=fd42:0:0:3::1/64\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n", kPath);
+      "FLANNEL_IPV6_SUBNET=fd42:0:0:3::1/64\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n",
+      kPath);
   ASSERT_TRUE(e.ipv6_subnet);
   EXPECT_EQ(*e.ipv6_subnet, Net("fd42:0:0:3::/64"));
   EXPECT_EQ(e.ipv6_networks, (std::vector<cni::IpNet>{Net("fd42::/56"), Net("fd43::/56")}));
@@ -67,13 +71,15 @@ TEST(SubnetEnvTest, Ipv6OnlyIsComplete) {
 TEST(SubnetEnvTest, IgnoresCommentsBlankLinesUnknownKeysAndCrlf) {
   SubnetEnv e = ParseSubnetEnv(
       "# written by flanneld\r\n\r\nFLANNEL_NETWORK=10.1.0.0/16\r\nOTHER=x\r\nFLANNEL_SUBNET=10.1.17.1/24\r\n"
-      "FLANNEL_MTU=1400\r\nFLANNEL_IPMASQ=true\r\n", kPath);
+      "FLANNEL_MTU=1400\r\nFLANNEL_IPMASQ=true\r\n",
+      kPath);
   EXPECT_EQ(e.mtu, 1400);
   EXPECT_TRUE(e.ipmasq);
 }
 
 TEST(SubnetEnvTest, MissingKeysAreNamedWithTheFile) {
-  cni::Error e = ThrownError([] { ParseSubnetEnv("FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\n", kPath); });
+  cni::Error e =
+      ThrownError([] { ParseSubnetEnv("FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\n", kPath); });
   EXPECT_EQ(e.code(), cni::kInvalidConfig);
   EXPECT_THAT(e.msg(), HasSubstr(kPath));
   EXPECT_THAT(e.msg(), HasSubstr("FLANNEL_MTU"));
@@ -95,9 +101,12 @@ TEST(SubnetEnvTest, MalformedValuesAreNamed) {
       {"FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/33\n" + rest, "FLANNEL_SUBNET"},
       {"FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=fd00::1/64\n" + rest, "FLANNEL_SUBNET"},
       {"FLANNEL_IPV6_NETWORK=10.1.0.0/16\nFLANNEL_IPV6_SUBNET=fd00::1/64\n" + rest, "FLANNEL_IPV6_NETWORK"},
-      {"FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\nFLANNEL_MTU=-1\nFLANNEL_IPMASQ=true\n", "FLANNEL_MTU"},
-      {"FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\nFLANNEL_MTU=abc\nFLANNEL_IPMASQ=true\n", "FLANNEL_MTU"},
-      {"FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\nFLANNEL_MTU=70000\nFLANNEL_IPMASQ=true\n", "FLANNEL_MTU"},
+      {"FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\nFLANNEL_MTU=-1\nFLANNEL_IPMASQ=true\n",
+       "FLANNEL_MTU"},
+      {"FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\nFLANNEL_MTU=abc\nFLANNEL_IPMASQ=true\n",
+       "FLANNEL_MTU"},
+      {"FLANNEL_NETWORK=10.1.0.0/16\nFLANNEL_SUBNET=10.1.17.1/24\nFLANNEL_MTU=70000\nFLANNEL_IPMASQ=true\n",
+       "FLANNEL_MTU"},
   };
   for (const auto& c : cases) {
     cni::Error e = ThrownError([&] { ParseSubnetEnv(c.text, kPath); });
@@ -116,8 +125,9 @@ TEST(SubnetEnvTest, LoadNamesAMissingFile) {
 
 TEST(SubnetEnvTest, LoadReadsTheFile) {
   testing::TempDir dir;
-  testing::WriteFile(dir / "subnet.env",
-                     "FLANNEL_NETWORK=10.5.0.0/16\nFLANNEL_SUBNET=10.5.9.1/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n");
+  testing::WriteFile(
+      dir / "subnet.env",
+      "FLANNEL_NETWORK=10.5.0.0/16\nFLANNEL_SUBNET=10.5.9.1/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n");
   EXPECT_EQ(*LoadSubnetEnv(dir / "subnet.env").subnet, Net("10.5.9.0/24"));
 }
 

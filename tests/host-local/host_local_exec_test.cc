@@ -153,8 +153,8 @@ TEST_F(HostLocalExec, ReferenceThenOurs) {
   // Ours must notice that the reference removed ours-c and created ref-e.
   EXPECT_EQ(Call(Ours(), "CHECK", "ours-c", conf).exit_code, 1);
   EXPECT_EQ(Call(Ours(), "CHECK", "ref-e", conf).exit_code, 0);
-  EXPECT_EQ(Reservations(), (std::map<std::string, std::string>{{"10.10.0.3", "ref-b\r\nnet1"},
-                                                                {"10.10.0.5", "ref-e\r\neth0"}}));
+  EXPECT_EQ(Reservations(),
+            (std::map<std::string, std::string>{{"10.10.0.3", "ref-b\r\nnet1"}, {"10.10.0.5", "ref-e\r\neth0"}}));
   EXPECT_EQ(ReadFile(NetDir() + "/last_reserved_ip.0"), "10.10.0.5");
 }
 
@@ -220,9 +220,7 @@ TEST_F(HostLocalExec, ThirtyTwoParallelMixedAddsGetDistinctAddresses) {
   std::vector<RunResult> results(32);
   std::vector<std::thread> threads;
   for (int i = 0; i < 32; ++i) {
-    threads.emplace_back([&, i] {
-      results[i] = Call(i % 2 ? Ref() : Ours(), "ADD", "par" + std::to_string(i), conf);
-    });
+    threads.emplace_back([&, i] { results[i] = Call(i % 2 ? Ref() : Ours(), "ADD", "par" + std::to_string(i), conf); });
   }
   for (auto& t : threads) t.join();
   std::set<std::string> addrs;
@@ -285,8 +283,9 @@ pid_t Spawn(const std::string& bin, const std::string& command, const std::strin
     std::string e1 = "CNI_COMMAND=" + command, e2 = "CNI_CONTAINERID=" + cid;
     std::string e3 = "CNI_PATH=" + bin.substr(0, bin.rfind('/'));
     char* argv[] = {const_cast<char*>(bin.c_str()), nullptr};
-    char* envp[] = {e1.data(), e2.data(), const_cast<char*>("CNI_NETNS=/var/run/netns/x"),
-                    const_cast<char*>("CNI_IFNAME=eth0"), e3.data(), nullptr};
+    char* envp[] = {
+        e1.data(), e2.data(), const_cast<char*>("CNI_NETNS=/var/run/netns/x"), const_cast<char*>("CNI_IFNAME=eth0"),
+        e3.data(), nullptr};
     execve(argv[0], argv, envp);
     _exit(127);
   }
@@ -308,7 +307,8 @@ TEST_F(HostLocalExec, KillNineLeavesOnlyCompleteReservations) {
     int status = 0;
     auto t0 = std::chrono::steady_clock::now();
     ::waitpid(Spawn(Ours(), "ADD", cid, conf_path), &status, 0);
-    add_us.push_back(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+    add_us.push_back(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   std::sort(add_us.begin(), add_us.end());

@@ -99,8 +99,7 @@ class HostLocalFullDisk : public ::testing::Test {
               {"dataDir", data_dir},
               {"ranges", json::array({json::array({{{"subnet", "10.10.0.0/24"}}})})}}}};
   }
-  static RunResult Call(const std::string& bin, const std::string& command, const std::string& cid,
-                        const json& conf) {
+  static RunResult Call(const std::string& bin, const std::string& command, const std::string& cid, const json& conf) {
     PluginCall c;
     c.command = command;
     c.container_id = cid;

@@ -4,8 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "netiface/cni/error.h"
 #include "cni_helpers.h"
+#include "netiface/cni/error.h"
 #include "testutil.h"
 
 namespace netiface::host_local {
@@ -26,8 +26,12 @@ class HostLocalTest : public ::testing::Test {
   }
   cni::CmdArgs Args(const std::string& command, const json& conf, const std::string& cid = "ctr1",
                     const std::string& ifname = "eth0", const std::string& cni_args = "") const {
-    return testing::MakeCmdArgs(conf, {.command = command, .container_id = cid, .netns = "/var/run/netns/whatever",
-                                       .ifname = ifname, .cni_args = cni_args, .path = "/nonexistent"});
+    return testing::MakeCmdArgs(conf, {.command = command,
+                                       .container_id = cid,
+                                       .netns = "/var/run/netns/whatever",
+                                       .ifname = ifname,
+                                       .cni_args = cni_args,
+                                       .path = "/nonexistent"});
   }
   cni::Result AddOk(const json& conf, const std::string& cid = "ctr1", const std::string& ifname = "eth0",
                     const std::string& cni_args = "") {
@@ -93,18 +97,18 @@ TEST_F(HostLocalTest, DuplicateAttachmentIsAnError) {
 }
 
 TEST_F(HostLocalTest, DualStackAndRollbackOfAFailedAdd) {
-  json conf = Conf({{"ranges", json::array({json::array({{{"subnet", "10.0.0.0/24"}}}),
-                                            json::array({{{"subnet", "fd00::/120"},
-                                                          {"rangeStart", "fd00::5"},
-                                                          {"rangeEnd", "fd00::5"}}})})}});
+  json conf = Conf(
+      {{"ranges",
+        json::array({json::array({{{"subnet", "10.0.0.0/24"}}}),
+                     json::array({{{"subnet", "fd00::/120"}, {"rangeStart", "fd00::5"}, {"rangeEnd", "fd00::5"}}})})}});
   cni::Result r = AddOk(conf, "a");
   ASSERT_EQ(r.ips.size(), 2u);
   EXPECT_EQ(r.ips[1].address.ToString(), "fd00::5/120");
   // The v6 set is exhausted: the v4 address taken for "b" must be released again.
   cni::Error e = ErrorOf([&] { AddOk(conf, "b"); });
   EXPECT_THAT(e.msg(), HasSubstr("range 1"));
-  EXPECT_EQ(Files(), (std::vector<std::string>{"10.0.0.2", "fd00::5", "last_reserved_ip.0", "last_reserved_ip.1",
-                                               "lock"}));
+  EXPECT_EQ(Files(),
+            (std::vector<std::string>{"10.0.0.2", "fd00::5", "last_reserved_ip.0", "last_reserved_ip.1", "lock"}));
 }
 
 TEST_F(HostLocalTest, RequestedAddresses) {
@@ -125,8 +129,9 @@ TEST_F(HostLocalTest, RequestedAddresses) {
 }
 
 TEST_F(HostLocalTest, UnsatisfiedRequestReleasesWhatWasTaken) {
-  json conf = Conf({{"ranges", json::array({json::array({{{"subnet", "10.0.0.0/24"}}}),
-                                            json::array({{{"subnet", "10.1.0.0/24"}}})})}});
+  json conf =
+      Conf({{"ranges",
+             json::array({json::array({{{"subnet", "10.0.0.0/24"}}}), json::array({{{"subnet", "10.1.0.0/24"}}})})}});
   AddOk(conf, "a", "eth0", "IP=10.1.0.9");
   EXPECT_THROW(AddOk(conf, "b", "eth0", "IP=10.1.0.9"), cni::Error);
   for (const auto& f : Files()) {
@@ -138,7 +143,8 @@ TEST_F(HostLocalTest, UnsatisfiedRequestReleasesWhatWasTaken) {
 
 TEST_F(HostLocalTest, ResolvConfAndRoutes) {
   testing::WriteFile(tmp_ / "resolv.conf", "nameserver 1.1.1.1\nsearch x.y\n");
-  json conf = Conf({{"subnet", "10.0.0.0/24"}, {"resolvConf", tmp_ / "resolv.conf"},
+  json conf = Conf({{"subnet", "10.0.0.0/24"},
+                    {"resolvConf", tmp_ / "resolv.conf"},
                     {"routes", json::array({{{"dst", "10.9.0.0/16"}, {"gw", "10.0.0.254"}}})}});
   cni::Result r = AddOk(conf);
   EXPECT_EQ(r.dns.nameservers, std::vector<std::string>{"1.1.1.1"});
@@ -212,8 +218,8 @@ TEST_F(HostLocalTest, GcReleasesWhatNoValidAttachmentOwns) {
   testing::WriteFile(tmp_ / "net1/10.0.0.51", "gone");  // legacy, container gone
   testing::WriteFile(tmp_ / "net1/10.0.0.52", "");      // debris of a killed reference ADD
   json gc = conf;
-  gc["cni.dev/valid-attachments"] = json::array({{{"containerID", "a"}, {"ifname", "eth0"}},
-                                                 {{"containerID", "c"}, {"ifname", "net1"}}});
+  gc["cni.dev/valid-attachments"] =
+      json::array({{{"containerID", "a"}, {"ifname", "eth0"}}, {{"containerID", "c"}, {"ifname", "net1"}}});
   Gc(Args("GC", gc));
   EXPECT_EQ(Files(), (std::vector<std::string>{"10.0.0.2", "10.0.0.4", "10.0.0.50", "last_reserved_ip.0", "lock"}));
   EXPECT_EQ(Read("last_reserved_ip.0"), "10.0.0.4");

@@ -24,8 +24,9 @@ class AllocatorTest : public ::testing::Test {
   std::string File(const std::string& name) const { return tmp_ / ("net1/" + name); }
   // 10.0.0.2-10.0.0.4 (gateway 10.0.0.1, outside the range).
   RangeSet Small() const {
-    return ParseRangeSet(json::array({{{"subnet", "10.0.0.0/24"}, {"rangeStart", "10.0.0.2"}, {"rangeEnd", "10.0.0.4"}}}),
-                         "ipam.ranges[0]");
+    return ParseRangeSet(
+        json::array({{{"subnet", "10.0.0.0/24"}, {"rangeStart", "10.0.0.2"}, {"rangeEnd", "10.0.0.4"}}}),
+        "ipam.ranges[0]");
   }
   // Throws the allocator's error for `want` (or the next free address) and returns it.
   cni::Error GetError(Store& s, const RangeSet& set, const char* id, std::optional<IpAddr> want = std::nullopt) {
@@ -87,8 +88,10 @@ TEST_F(AllocatorTest, RequestedAddressHeldOrOutsideTheSetIsRefused) {
   ASSERT_TRUE(s.Reserve(A("10.0.0.3"), kIdB, "net1"));
   cni::Error held = GetError(s, set, kIdA, A("10.0.0.3"));
   EXPECT_EQ(held.code(), cni::kInternal);
-  EXPECT_EQ(held.msg(), "failed to allocate for range 0: requested IP address 10.0.0.3 is not available in range set "
-                        "10.0.0.2-10.0.0.4: it is held by container " + std::string(kIdB) + " (ifname net1)");
+  EXPECT_EQ(held.msg(),
+            "failed to allocate for range 0: requested IP address 10.0.0.3 is not available in range set "
+            "10.0.0.2-10.0.0.4: it is held by container " +
+                std::string(kIdB) + " (ifname net1)");
   cni::Error outside = GetError(s, set, kIdA, A("10.0.1.5"));
   EXPECT_EQ(outside.code(), cni::kInternal);
   EXPECT_EQ(outside.msg(), "failed to allocate for range 0: 10.0.1.5 not in range set 10.0.0.2-10.0.0.4");

@@ -31,7 +31,8 @@ cni::Error ErrorOf(const cni::NetConf& c, std::string_view args = "") {
 }
 
 TEST(IpamConfig, LegacyRangeIsPrependedAndDefaultsApply) {
-  auto c = ParseIpamConfig(Conf({{"type", "host-local"}, {"subnet", "10.0.0.0/24"},
+  auto c = ParseIpamConfig(Conf({{"type", "host-local"},
+                                 {"subnet", "10.0.0.0/24"},
                                  {"ranges", json::array({json::array({{{"subnet", "10.1.0.0/24"}}})})}}),
                            "");
   ASSERT_EQ(c.range_sets.size(), 2u);
@@ -53,12 +54,13 @@ TEST(IpamConfig, RuntimeIpRangesArePrepended) {
 }
 
 TEST(IpamConfig, KeysRoutesDataDirResolvConfLockTimeout) {
-  auto c = ParseIpamConfig(Conf({{"subnet", "fd00::/64"},
-                                 {"dataDir", "/tmp/x"},
-                                 {"resolvConf", "/etc/r.conf"},
-                                 {"lockTimeoutMs", 250},
-                                 {"routes", json::array({{{"dst", "0.0.0.0/0"}}, {{"dst", "::/0"}, {"gw", "fd00::9"}}})}}),
-                           "");
+  auto c =
+      ParseIpamConfig(Conf({{"subnet", "fd00::/64"},
+                            {"dataDir", "/tmp/x"},
+                            {"resolvConf", "/etc/r.conf"},
+                            {"lockTimeoutMs", 250},
+                            {"routes", json::array({{{"dst", "0.0.0.0/0"}}, {{"dst", "::/0"}, {"gw", "fd00::9"}}})}}),
+                      "");
   EXPECT_EQ(c.store.data_dir, "/tmp/x");
   EXPECT_EQ(c.resolv_conf, "/etc/r.conf");
   EXPECT_EQ(c.store.lock_timeout_ms, 250);
@@ -78,21 +80,28 @@ TEST(IpamConfig, RejectionsNameKeyAndValue) {
       {{{"subnet", "10.0.0.0/24"}, {"lockTimeoutMs", -1}}, json::object(), {"ipam.lockTimeoutMs", "-1"}},
       {{{"subnet", "10.0.0.0/24"}, {"lockTimeoutMs", "5"}}, json::object(), {"ipam.lockTimeoutMs", "\"5\""}},
       {{{"subnet", "10.0.0.3/24"}}, json::object(), {"ipam.subnet", "10.0.0.3/24"}},
-      {{{"ranges", json::array({json::array({{{"subnet", "10.0.0.0/24"}}}), json::array({{{"subnet", "10.0.0.0/16"}}})})}},
+      {{{"ranges",
+         json::array({json::array({{{"subnet", "10.0.0.0/24"}}}), json::array({{{"subnet", "10.0.0.0/16"}}})})}},
        json::object(),
        {"range set 0", "range set 1", "overlaps"}},
-      {{{"ranges", json::array({json::array({{{"subnet", "10.0.0.0/32"}}})})}}, json::object(),
+      {{{"ranges", json::array({json::array({{{"subnet", "10.0.0.0/32"}}})})}},
+       json::object(),
        {"ipam.ranges[0][0].subnet", "10.0.0.0/32"}},
       {{{"ranges", "x"}}, json::object(), {"ipam.ranges", "\"x\""}},
-      {{{"subnet", "10.0.0.0/24"}, {"routes", json::array({{{"dst", "nope"}}})}}, json::object(),
+      {{{"subnet", "10.0.0.0/24"}, {"routes", json::array({{{"dst", "nope"}}})}},
+       json::object(),
        {"ipam.routes[0]", "nope"}},
-      {{{"subnet", "10.0.0.0/24"}}, {{"runtimeConfig", {{"ips", json::array({"10.1.0.5"})}}}},
+      {{{"subnet", "10.0.0.0/24"}},
+       {{"runtimeConfig", {{"ips", json::array({"10.1.0.5"})}}}},
        {"runtimeConfig.ips[0]", "10.1.0.5", "not in any range set"}},
-      {{{"subnet", "10.0.0.0/24"}}, {{"args", {{"cni", {{"ips", json::array({"10.0.0.1"})}}}}}},
+      {{{"subnet", "10.0.0.0/24"}},
+       {{"args", {{"cni", {{"ips", json::array({"10.0.0.1"})}}}}}},
        {"args.cni.ips[0]", "10.0.0.1", "gateway"}},
-      {{{"subnet", "10.0.0.0/24"}}, {{"args", {{"cni", {{"ips", json::array({"10.0.0.5", "10.0.0.6"})}}}}}},
+      {{{"subnet", "10.0.0.0/24"}},
+       {{"args", {{"cni", {{"ips", json::array({"10.0.0.5", "10.0.0.6"})}}}}}},
        {"10.0.0.5", "10.0.0.6", "range set 0"}},
-      {{{"subnet", "10.0.0.0/24"}}, {{"runtimeConfig", {{"ips", json::array({"banana"})}}}},
+      {{{"subnet", "10.0.0.0/24"}},
+       {{"runtimeConfig", {{"ips", json::array({"banana"})}}}},
        {"runtimeConfig.ips[0]", "banana"}},
   };
   for (const auto& c : cases) {
@@ -108,16 +117,16 @@ TEST(IpamConfig, NoIpamSection) {
 }
 
 TEST(IpamConfig, MoreThanOneRangeSetPerFamilyNeeds030) {
-  json ipam = {{"ranges", json::array({json::array({{{"subnet", "10.0.0.0/24"}}}),
-                                       json::array({{{"subnet", "10.1.0.0/24"}}})})}};
+  json ipam = {{"ranges",
+                json::array({json::array({{{"subnet", "10.0.0.0/24"}}}), json::array({{{"subnet", "10.1.0.0/24"}}})})}};
   for (const char* v : {"0.1.0", "0.2.0"}) {
     json j = {{"cniVersion", v}, {"name", "n"}, {"type", "x"}, {"ipam", ipam}};
     cni::Error e = ErrorOf(cni::ParseNetConf(j.dump()));
     EXPECT_EQ(e.code(), cni::kInvalidConfig);
     EXPECT_THAT(e.msg(), HasSubstr(v));
   }
-  json dual = {{"ranges", json::array({json::array({{{"subnet", "10.0.0.0/24"}}}),
-                                       json::array({{{"subnet", "fd00::/64"}}})})}};
+  json dual = {
+      {"ranges", json::array({json::array({{{"subnet", "10.0.0.0/24"}}}), json::array({{{"subnet", "fd00::/64"}}})})}};
   json j = {{"cniVersion", "0.2.0"}, {"name", "n"}, {"type", "x"}, {"ipam", dual}};
   EXPECT_EQ(ParseIpamConfig(cni::ParseNetConf(j.dump()), "").range_sets.size(), 2u);
   j["cniVersion"] = "0.3.0";
@@ -126,9 +135,9 @@ TEST(IpamConfig, MoreThanOneRangeSetPerFamilyNeeds030) {
 }
 
 TEST(IpamConfig, RequestedAddressesFromAllSourcesMatchedToTheirSet) {
-  json ipam = {{"ranges", json::array({json::array({{{"subnet", "10.0.0.0/24"}}}),
-                                       json::array({{{"subnet", "fd00::/64"}}}),
-                                       json::array({{{"subnet", "10.1.0.0/24"}}})})}};
+  json ipam = {
+      {"ranges", json::array({json::array({{{"subnet", "10.0.0.0/24"}}}), json::array({{{"subnet", "fd00::/64"}}}),
+                              json::array({{{"subnet", "10.1.0.0/24"}}})})}};
   auto c = ParseIpamConfig(Conf(ipam, {{"args", {{"cni", {{"ips", json::array({"fd00::5/64"})}}}}},
                                        {"runtimeConfig", {{"ips", json::array({"10.1.0.7"})}}}}),
                            "IgnoreUnknown=1;IP=10.0.0.9;K8S_POD_NAME=x");
@@ -138,9 +147,9 @@ TEST(IpamConfig, RequestedAddressesFromAllSourcesMatchedToTheirSet) {
 }
 
 TEST(IpamConfig, DuplicateRequestsCollapse) {
-  auto c = ParseIpamConfig(Conf({{"subnet", "10.0.0.0/24"}},
-                                {{"runtimeConfig", {{"ips", json::array({"10.0.0.9", "10.0.0.9/24"})}}}}),
-                           "IP=10.0.0.9");
+  auto c = ParseIpamConfig(
+      Conf({{"subnet", "10.0.0.0/24"}}, {{"runtimeConfig", {{"ips", json::array({"10.0.0.9", "10.0.0.9/24"})}}}}),
+      "IP=10.0.0.9");
   EXPECT_EQ(c.requested[0], A("10.0.0.9"));
 }
 
@@ -148,7 +157,8 @@ TEST(IpamConfig, CniArgs) {
   auto conf = Conf({{"subnet", "10.0.0.0/24"}});
   EXPECT_EQ(ErrorOf(conf, "FOO=bar").code(), cni::kInvalidEnv);
   EXPECT_EQ(ErrorOf(conf, "IP=nonsense").code(), cni::kInvalidEnv);
-  EXPECT_NO_THROW(ParseIpamConfig(conf, "K8S_POD_NAMESPACE=a;K8S_POD_NAME=b;K8S_POD_INFRA_CONTAINER_ID=c;K8S_POD_UID=d"));
+  EXPECT_NO_THROW(
+      ParseIpamConfig(conf, "K8S_POD_NAMESPACE=a;K8S_POD_NAME=b;K8S_POD_INFRA_CONTAINER_ID=c;K8S_POD_UID=d"));
   EXPECT_NO_THROW(ParseIpamConfig(conf, "FOO=bar;IgnoreUnknown=true"));
 }
 

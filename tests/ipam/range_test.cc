@@ -53,9 +53,9 @@ TEST(Range, DefaultsV6EndAtAllOnes) {
 }
 
 TEST(Range, ExplicitValues) {
-  Range r = ParseRange({{"subnet", "10.0.0.0/16"}, {"rangeStart", "10.0.5.10"}, {"rangeEnd", "10.0.5.20"},
-                        {"gateway", "10.0.0.254"}},
-                       "ipam");
+  Range r = ParseRange(
+      {{"subnet", "10.0.0.0/16"}, {"rangeStart", "10.0.5.10"}, {"rangeEnd", "10.0.5.20"}, {"gateway", "10.0.0.254"}},
+      "ipam");
   EXPECT_EQ(r.range_start, A("10.0.5.10"));
   EXPECT_EQ(r.range_end, A("10.0.5.20"));
   EXPECT_EQ(r.gateway, A("10.0.0.254"));
@@ -144,7 +144,8 @@ TEST(CandidateIter, RoundRobinAfterLastReservedAndWrap) {
 }
 
 TEST(CandidateIter, WrapsAcrossRangesOfTheSet) {
-  RangeSet s = ParseRangeSet(json::array({{{"subnet", "10.0.0.0/30"}}, {{"subnet", "10.0.1.0/30"}},
+  RangeSet s = ParseRangeSet(json::array({{{"subnet", "10.0.0.0/30"}},
+                                          {{"subnet", "10.0.1.0/30"}},
                                           {{"subnet", "10.0.2.0/30"}, {"gateway", "10.0.2.9"}}}),
                              "s");
   EXPECT_EQ(Walk(s, A("10.0.1.2")), (std::vector<std::string>{"10.0.2.1", "10.0.2.2", "10.0.0.2", "10.0.1.2"}));

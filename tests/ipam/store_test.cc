@@ -191,7 +191,7 @@ TEST_F(StoreTest, IndexIsTrustedAfterOurOwnChanges) {
   // Our recorded folder time is strictly before the coarse clock: no later change can reproduce it.
   struct stat st {};
   ASSERT_EQ(::stat(Dir().c_str(), &st), 0);
-  timespec now {};
+  timespec now{};
   ::clock_gettime(CLOCK_REALTIME_COARSE, &now);
   EXPECT_TRUE(st.st_mtim.tv_sec < now.tv_sec || (st.st_mtim.tv_sec == now.tv_sec && st.st_mtim.tv_nsec < now.tv_nsec));
 }

@@ -3,17 +3,17 @@
 #include <sys/stat.h>
 
 #include <chrono>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "cni_helpers.h"
 #include "netiface/cni/config.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
 #include "netiface/cni/version.h"
-#include "cni_helpers.h"
 #include "testutil.h"
 
 namespace netiface::cni {
@@ -40,8 +40,9 @@ class ExecTest : public ::testing::Test {
 };
 
 TEST_F(ExecTest, SuccessJsonStdinAndExactEnvironment) {
-  std::string p = Script(dir_, "ok", "cat > \"$OUT/stdin\"; env > \"$OUT/env\"\n"
-                                     "printf '{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}'");
+  std::string p = Script(dir_, "ok",
+                         "cat > \"$OUT/stdin\"; env > \"$OUT/env\"\n"
+                         "printf '{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}'");
   ExecRequest req{p, {{"OUT", dir_.path()}, {"CNI_COMMAND", "ADD"}, {"PATH", "/usr/bin:/bin"}}, "{\"in\":1}"};
   json out = ExecPlugin(DefaultExec(), req);
   EXPECT_EQ(out["ips"][0]["address"], "10.0.0.2/24");
@@ -52,8 +53,8 @@ TEST_F(ExecTest, SuccessJsonStdinAndExactEnvironment) {
 }
 
 TEST_F(ExecTest, ErrorJsonBecomesTheSameError) {
-  std::string p = Script(dir_, "err",
-                         "printf '{\"cniVersion\":\"1.0.0\",\"code\":7,\"msg\":\"bad conf\",\"details\":\"key x\"}'; exit 1");
+  std::string p = Script(
+      dir_, "err", "printf '{\"cniVersion\":\"1.0.0\",\"code\":7,\"msg\":\"bad conf\",\"details\":\"key x\"}'; exit 1");
   Error e = ErrorOf([&] { ExecPlugin(DefaultExec(), ExecRequest{p, {}, ""}); });
   EXPECT_EQ(e.code(), kInvalidConfig);
   EXPECT_EQ(e.msg(), "bad conf");
@@ -132,8 +133,8 @@ TEST_F(ExecTest, HeldStdinGoesOverOnlyAtRelease) {
 
 TEST_F(ExecTest, HeldStdinNeverReleasedReachesTheChildEmpty) {
   std::string p = Script(dir_, "held", "cat > \"$OUT/in\"");
-  auto running =
-      DefaultExec().Start(ExecRequest{p, {{"OUT", dir_.path()}, {"PATH", "/usr/bin:/bin"}}, "{\"in\":1}", Stdin::kOnRelease});
+  auto running = DefaultExec().Start(
+      ExecRequest{p, {{"OUT", dir_.path()}, {"PATH", "/usr/bin:/bin"}}, "{\"in\":1}", Stdin::kOnRelease});
   EXPECT_EQ(running->Wait().exit_code, 0);
   EXPECT_EQ(testing::ReadFile(dir_ / "in"), "");
 }
@@ -172,8 +173,8 @@ TEST_F(ExecTest, ChildKeepsTheCallersCpuSet) {
 
 TEST_F(ExecTest, FindPlugin) {
   testing::TempDir other;
-  mkdir((dir_ / "bridge").c_str(), 0755);                // a folder is not a plugin
-  Script(dir_, "ptp", "exit 0", 0644);                   // neither is a file without x bits
+  mkdir((dir_ / "bridge").c_str(), 0755);  // a folder is not a plugin
+  Script(dir_, "ptp", "exit 0", 0644);     // neither is a file without x bits
   std::string bridge = Script(other, "bridge", "exit 0");
   std::string ptp = Script(other, "ptp", "exit 0");
   std::string path = "::" + dir_.path() + "::" + other.path() + ":";

@@ -120,16 +120,14 @@ TEST(AtomicFileTest, CreatedFirstCommittedLater) {
   {
     AtomicFile draft(f, 0640);
     ASSERT_EQ(testing::ListDir(dir.path()).size(), 2u);  // the old file and the temporary
-    EXPECT_EQ(testing::ReadFile(f), "old");               // untouched until Commit
+    EXPECT_EQ(testing::ReadFile(f), "old");              // untouched until Commit
     draft.Commit("new", Sync::kProcessCrash);
     EXPECT_THROW(draft.Commit("again"), Error);
   }
   EXPECT_EQ(testing::ReadFile(f), "new");
   EXPECT_EQ(ModeOf(f), 0640);
   EXPECT_EQ(testing::ListDir(dir.path()), std::vector<std::string>{"record.json"});
-  {
-    AtomicFile abandoned(dir / "other.json");
-  }
+  { AtomicFile abandoned(dir / "other.json"); }
   EXPECT_EQ(testing::ListDir(dir.path()), std::vector<std::string>{"record.json"});  // temporary removed
   EXPECT_THROW(AtomicFile(dir / "missing/x.json"), Error);
 }
@@ -160,8 +158,8 @@ TEST(AtomicFileTest, AbandonedTemporariesAreRemovedLiveOnesKept) {
   ASSERT_EQ(testing::ListDir(dir.path()).size(), 1u);
   // One written by an older binary (no lock at all), and names that are not this file's temporaries.
   testing::WriteFile(dir / "ep.json.tmp-0123456789ab", "");
-  for (const char* other : {"ep.json.tmp-0123456789", "ep.json.tmp-0123456789aZ", "other.json.tmp-0123456789ab",
-                            "ep.json"}) {
+  for (const char* other :
+       {"ep.json.tmp-0123456789", "ep.json.tmp-0123456789aZ", "other.json.tmp-0123456789ab", "ep.json"}) {
     testing::WriteFile(dir / other, "");
   }
   {
@@ -169,8 +167,8 @@ TEST(AtomicFileTest, AbandonedTemporariesAreRemovedLiveOnesKept) {
     EXPECT_EQ(RemoveAbandonedTemporaries(f), 2);
     std::set<std::string> left;
     for (const auto& n : testing::ListDir(dir.path())) left.insert(n);
-    for (const char* kept : {"ep.json", "ep.json.tmp-0123456789", "ep.json.tmp-0123456789aZ",
-                             "other.json.tmp-0123456789ab"}) {
+    for (const char* kept :
+         {"ep.json", "ep.json.tmp-0123456789", "ep.json.tmp-0123456789aZ", "other.json.tmp-0123456789ab"}) {
       EXPECT_EQ(left.erase(kept), 1u) << kept;
     }
     ASSERT_EQ(left.size(), 1u);  // the live one

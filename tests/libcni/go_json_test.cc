@@ -38,17 +38,20 @@ TEST(GoJsonStringTest, ControlCharacters) {
 }
 
 TEST(GoJsonStringTest, InvalidUtf8EachByteAsReplacementEscape) {
-  EXPECT_EQ(Str("a\xff" "b"), R"("a\ufffdb")");
-  EXPECT_EQ(Str("\xe2\x80"), R"("\ufffd\ufffd")");          // truncated sequence
-  EXPECT_EQ(Str("\xc0\xaf"), R"("\ufffd\ufffd")");          // overlong '/'
-  EXPECT_EQ(Str("\xed\xa0\x80"), R"("\ufffd\ufffd\ufffd")");  // a surrogate
+  EXPECT_EQ(Str("a\xff"
+                "b"),
+            R"("a\ufffdb")");
+  EXPECT_EQ(Str("\xe2\x80"), R"("\ufffd\ufffd")");                      // truncated sequence
+  EXPECT_EQ(Str("\xc0\xaf"), R"("\ufffd\ufffd")");                      // overlong '/'
+  EXPECT_EQ(Str("\xed\xa0\x80"), R"("\ufffd\ufffd\ufffd")");            // a surrogate
   EXPECT_EQ(Str("\xf4\x90\x80\x80"), R"("\ufffd\ufffd\ufffd\ufffd")");  // above U+10FFFF
-  EXPECT_EQ(Str("\x80"), R"("\ufffd")");                    // lone continuation byte
-  EXPECT_EQ(Str("é😀"), "\"é😀\"");                          // valid UTF-8 as it is
+  EXPECT_EQ(Str("\x80"), R"("\ufffd")");                                // lone continuation byte
+  EXPECT_EQ(Str("é😀"), "\"é😀\"");                                       // valid UTF-8 as it is
 }
 
 TEST(GoJsonMarshalTest, CompactSortedKeysAndGoNumbers) {
-  json j = {{"b", json::array({1, -2, 1.5, 1e21, 1e-7, 0.000001, true, nullptr})}, {"a<", "x&y"}, {"c", json::object()}};
+  json j = {
+      {"b", json::array({1, -2, 1.5, 1e21, 1e-7, 0.000001, true, nullptr})}, {"a<", "x&y"}, {"c", json::object()}};
   EXPECT_EQ(GoMarshal(j), R"({"a\u003c":"x\u0026y","b":[1,-2,1.5,1e+21,1e-7,0.000001,true,null],"c":{}})");
   EXPECT_EQ(GoMarshal(json(std::numeric_limits<uint64_t>::max())), "18446744073709551615");
   EXPECT_THROW(GoMarshal(json::binary({1, 2})), Error);

@@ -74,12 +74,13 @@ TEST_F(LogTest, LogFileIsCreatedPrivateAndAppended) {
   EXPECT_EQ(text.find("hidden"), std::string::npos);
   EXPECT_NE(text.find("info"), std::string::npos);
   EXPECT_NE(text.find(std::to_string(getpid())), std::string::npos);
-  EXPECT_NE(text.find(std::to_string(1900 + [] {
-                        time_t t = time(nullptr);
-                        struct tm tm {};
-                        gmtime_r(&t, &tm);
-                        return tm.tm_year;
-                      }())),
+  EXPECT_NE(text.find(std::to_string(1900 +
+                                     [] {
+                                       time_t t = time(nullptr);
+                                       struct tm tm {};
+                                       gmtime_r(&t, &tm);
+                                       return tm.tm_year;
+                                     }())),
             std::string::npos);  // a timestamp
   struct stat st {};
   ASSERT_EQ(stat(path.c_str(), &st), 0);

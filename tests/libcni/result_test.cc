@@ -373,8 +373,9 @@ TEST(PrintJsonTest, GoFieldOrderForEveryStruct) {
 
 TEST(PrintJsonTest, ErrorShapeEscapesAndUnknownKeys) {
   json e = Error(kInvalidConfig, "bad <x> & y", "d").ToJson("1.0.0");
-  EXPECT_EQ(PrintJson(e), "{\n    \"cniVersion\": \"1.0.0\",\n    \"code\": 7,\n    \"msg\": \"bad \\u003cx\\u003e \\u0026 y\",\n"
-                          "    \"details\": \"d\"\n}");
+  EXPECT_EQ(PrintJson(e),
+            "{\n    \"cniVersion\": \"1.0.0\",\n    \"code\": 7,\n    \"msg\": \"bad \\u003cx\\u003e \\u0026 y\",\n"
+            "    \"details\": \"d\"\n}");
   EXPECT_EQ(PrintJson(json::object()), "{}");
   EXPECT_EQ(PrintJson(json::array()), "[]");
   EXPECT_EQ(PrintJson(R"({"zeta": 1, "alpha": [true, null, 1.5], "name": "n"})"_json),

@@ -1,8 +1,8 @@
 // skel through a real process: ProcessEnv's stdin/stdout/stderr and the exit code, and the same garbage
 // fed to the reference bridge plugin for comparison of error codes.
-#include <gtest/gtest.h>
-
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "netiface/cni/build_info.h"
 #include "netiface/cni/result.h"
@@ -14,8 +14,11 @@ namespace {
 using nlohmann::json;
 
 std::map<std::string, std::string> CniEnv(const std::string& command) {
-  return {{"CNI_COMMAND", command}, {"CNI_CONTAINERID", "ctr1"}, {"CNI_NETNS", "/run/netns/none"},
-          {"CNI_IFNAME", "eth0"},   {"CNI_PATH", "/nonexistent"}};
+  return {{"CNI_COMMAND", command},
+          {"CNI_CONTAINERID", "ctr1"},
+          {"CNI_NETNS", "/run/netns/none"},
+          {"CNI_IFNAME", "eth0"},
+          {"CNI_PATH", "/nonexistent"}};
 }
 
 std::string Conf(const std::string& version) {

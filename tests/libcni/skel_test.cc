@@ -67,8 +67,8 @@ struct Recorder {
 
 FakeEnv EnvFor(const std::string& command, const std::string& stdin_data) {
   FakeEnv env;
-  env.vars = {{"CNI_COMMAND", command},    {"CNI_CONTAINERID", "ctr1"}, {"CNI_NETNS", "/run/netns/x"},
-              {"CNI_IFNAME", "eth0"},      {"CNI_PATH", "/opt/cni/bin"}, {"CNI_ARGS", "IgnoreUnknown=1"}};
+  env.vars = {{"CNI_COMMAND", command}, {"CNI_CONTAINERID", "ctr1"},  {"CNI_NETNS", "/run/netns/x"},
+              {"CNI_IFNAME", "eth0"},   {"CNI_PATH", "/opt/cni/bin"}, {"CNI_ARGS", "IgnoreUnknown=1"}};
   env.stdin_data = stdin_data;
   return env;
 }
@@ -133,7 +133,7 @@ TEST(SkelTest, VersionGates) {
   for (const auto& v : testing::AllVersions()) {
     for (const char* verb : kVerbs) {
       SCOPED_TRACE(v + " " + verb);
-      std::string min = std::string(verb) == "CHECK" ? "0.4.0"
+      std::string min = std::string(verb) == "CHECK"                                   ? "0.4.0"
                         : (std::string(verb) == "STATUS" || std::string(verb) == "GC") ? "1.1.0"
                                                                                        : "0.1.0";
       Recorder rec;

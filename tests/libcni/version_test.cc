@@ -20,8 +20,8 @@ TEST(SpecVersionTest, ParsesThreeAndTwoComponents) {
 }
 
 TEST(SpecVersionTest, RejectsGarbage) {
-  for (const char* bad : {"", "1", "1.", ".1", "1..0", "1.0.0.0", "a.b.c", "1.0.x", "-1.0.0", "+1.0.0",
-                          " 1.0.0", "1.0.0 ", "1.0.0-rc1", "v1.0.0", "99999999999.0.0"}) {
+  for (const char* bad : {"", "1", "1.", ".1", "1..0", "1.0.0.0", "a.b.c", "1.0.x", "-1.0.0", "+1.0.0", " 1.0.0",
+                          "1.0.0 ", "1.0.0-rc1", "v1.0.0", "99999999999.0.0"}) {
     EXPECT_FALSE(SpecVersion::Parse(bad)) << bad;
   }
 }

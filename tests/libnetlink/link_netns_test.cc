@@ -1,8 +1,7 @@
 #include "netiface/netlink/link.h"
 
-#include <tuple>
-
 #include <cerrno>
+#include <tuple>
 
 #include <gtest/gtest.h>
 

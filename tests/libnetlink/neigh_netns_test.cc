@@ -1,9 +1,10 @@
-#include <gtest/gtest.h>
+#include "netiface/netlink/neigh.h"
 
 #include <algorithm>
 
+#include <gtest/gtest.h>
+
 #include "netiface/netlink/addr.h"
-#include "netiface/netlink/neigh.h"
 #include "netiface/netlink/route.h"
 #include "netiface/netlink/vxlan.h"
 #include "netns_fixture.h"

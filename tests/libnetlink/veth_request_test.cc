@@ -36,7 +36,7 @@ struct End {
 };
 
 End ReadEnd(nlattr** tb) {
-  return End{Str(tb[IFLA_IFNAME]), Mac(tb[IFLA_ADDRESS]), U32(tb[IFLA_MTU]), U32(tb[IFLA_NUM_TX_QUEUES]),
+  return End{Str(tb[IFLA_IFNAME]),        Mac(tb[IFLA_ADDRESS]),   U32(tb[IFLA_MTU]),   U32(tb[IFLA_NUM_TX_QUEUES]),
              U32(tb[IFLA_NUM_RX_QUEUES]), U32(tb[IFLA_NET_NS_FD]), U32(tb[IFLA_MASTER])};
 }
 

@@ -1,9 +1,10 @@
+#include "netiface/netlink/vxlan.h"
+
 #include <cerrno>
 
 #include <gtest/gtest.h>
 
 #include "netiface/netlink/addr.h"
-#include "netiface/netlink/vxlan.h"
 #include "netns_fixture.h"
 
 namespace netiface::nl {

@@ -1,6 +1,8 @@
 // The nat library against the kernel, always inside throw-away namespaces: the test thread enters a
 // TempNetns only around each nat call (InNetns), and the ruleset is read back with the nft CLI
 // inside that namespace. Never touches this machine's own ruleset.
+#include "netiface/nat/nat.h"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
@@ -13,7 +15,6 @@
 #include <gtest/gtest.h>
 
 #include "netiface/cni/error.h"
-#include "netiface/nat/nat.h"
 #include "testutil.h"
 
 namespace netiface::nat {

@@ -55,14 +55,16 @@ class NatTraffic : public ::testing::Test {
                    " && ip link set vpod up && ip link set vout up"
                    " && ip route add default via 198.51.100.2 && ip -6 route add default via 2001:db8:66::2"
                    " && sysctl -qw net.ipv4.ip_forward=1 && sysctl -qw net.ipv6.conf.all.forwarding=1");
-    Sh(*pod_, "ip addr add 10.66.0.2/24 dev eth0 && ip addr add fd66::2/64 dev eth0 nodad && ip link set eth0 up"
-              " && ip route add default via 10.66.0.1 && ip -6 route add default via fd66::1");
+    Sh(*pod_,
+       "ip addr add 10.66.0.2/24 dev eth0 && ip addr add fd66::2/64 dev eth0 nodad && ip link set eth0 up"
+       " && ip route add default via 10.66.0.1 && ip -6 route add default via fd66::1");
     // The outside knows nothing of 10.66.0.0/24 or fd66::/64; it routes the floating IPs via the host
     // and counts the echo requests it receives by source address.
-    Sh(*out_, "ip addr add 198.51.100.2/24 dev eth0 && ip addr add 2001:db8:66::2/64 dev eth0 nodad"
-              " && ip link set eth0 up"
-              " && ip route add 203.0.113.10/32 via 198.51.100.1 && ip -6 route add 2001:db8:77::10/128 via 2001:db8:66::1"
-              " && nft 'add table inet probe; add chain inet probe in { type filter hook input priority 0; }'");
+    Sh(*out_,
+       "ip addr add 198.51.100.2/24 dev eth0 && ip addr add 2001:db8:66::2/64 dev eth0 nodad"
+       " && ip link set eth0 up"
+       " && ip route add 203.0.113.10/32 via 198.51.100.1 && ip -6 route add 2001:db8:77::10/128 via 2001:db8:66::1"
+       " && nft 'add table inet probe; add chain inet probe in { type filter hook input priority 0; }'");
     for (const char* src : {"198.51.100.1", "10.66.0.2", "203.0.113.10"}) {
       Sh(*out_, std::string("nft add rule inet probe in ip saddr ") + src + " icmp type echo-request counter");
     }
@@ -125,8 +127,9 @@ TEST_F(NatTraffic, MasqueradedPodReachesOutsideAsTheHost) {
 TEST_F(NatTraffic, FloatingIpReachesThePodBothWays) {
   EXPECT_FALSE(Ping(*out_, "203.0.113.10"));
   EXPECT_FALSE(Ping(*out_, "2001:db8:77::10"));
-  Spec s{{"net1", "ctr1", "eth0"}, {}, {{Addr("203.0.113.10"), Addr("10.66.0.2")},
-                                        {Addr("2001:db8:77::10"), Addr("fd66::2")}}};
+  Spec s{{"net1", "ctr1", "eth0"},
+         {},
+         {{Addr("203.0.113.10"), Addr("10.66.0.2")}, {Addr("2001:db8:77::10"), Addr("fd66::2")}}};
   InNs(*host_, [&] { Apply(s); });
   // In: prerouting DNAT.
   EXPECT_TRUE(Ping(*out_, "203.0.113.10"));

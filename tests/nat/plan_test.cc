@@ -46,8 +46,10 @@ nlohmann::json MasqRule(uint64_t handle, const std::string& comment) {
           {"handle", handle},
           {"comment", comment},
           {"expr",
-           {Match("ip", "saddr", "==", "10.22.0.5"), Match("ip", "daddr", "!=", Prefix("10.22.0.0", 24)),
-            Match("ip", "daddr", "!=", Prefix("224.0.0.0", 4)), {{"masquerade", nullptr}}}}};
+           {Match("ip", "saddr", "==", "10.22.0.5"),
+            Match("ip", "daddr", "!=", Prefix("10.22.0.0", 24)),
+            Match("ip", "daddr", "!=", Prefix("224.0.0.0", 4)),
+            {{"masquerade", nullptr}}}}};
 }
 
 TEST(NatPlan, PlansMasqueradeAndFloatingRulesInChainOrder) {
@@ -107,7 +109,8 @@ TEST(NatPlan, ListedRulesRenderLikePlannedOnes) {
   ASSERT_EQ(listing.rules.size(), 1u);
   EXPECT_EQ(listing.rules[0].handle, 7u);
   EXPECT_EQ(listing.rules[0].body, PlanRules(Spec{{"net1", "ctr1", "eth0"}, {Net("10.22.0.5/24")}, {}})[0].body);
-  nlohmann::json dnat = {Match("ip6", "daddr", "==", "2001:db8:0::7"), {{"dnat", {{"family", "ip6"}, {"addr", "fd00::5"}}}}};
+  nlohmann::json dnat = {Match("ip6", "daddr", "==", "2001:db8:0::7"),
+                         {{"dnat", {{"family", "ip6"}, {"addr", "fd00::5"}}}}};
   EXPECT_EQ(RuleBodyFromJson(dnat), "ip6 daddr 2001:db8::7 dnat ip6 to fd00::5");
   nlohmann::json unknown = {Match("ip", "saddr", "==", "10.0.0.1"), {{"counter", {{"packets", 0}}}}};
   EXPECT_TRUE(RuleBodyFromJson(unknown).find('?') != std::string::npos);
@@ -139,8 +142,8 @@ TEST(NatPlan, ApplyIsANoOpWhenRulesAreThere) {
 
 TEST(NatPlan, ReapplyReplacesInPlace) {
   Spec s{{"net1", "ctr1", "eth0"}, {Net("10.22.0.6/24")}, {}};
-  auto listing = ParseListing(ListingJson(
-      {"postrouting"}, {MasqRule(7, TagComment(s.tag)), MasqRule(8, "netiface:net1:other:eth0")}));
+  auto listing = ParseListing(
+      ListingJson({"postrouting"}, {MasqRule(7, TagComment(s.tag)), MasqRule(8, "netiface:net1:other:eth0")}));
   auto cmds = ApplyCommands(listing, TagComment(s.tag), PlanRules(s));
   EXPECT_NE(cmds.find("add rule inet netiface postrouting position 7 ip saddr 10.22.0.6 "), std::string::npos) << cmds;
   EXPECT_NE(cmds.find("delete rule inet netiface postrouting handle 7\n"), std::string::npos);
@@ -159,12 +162,15 @@ TEST(NatPlan, RemoveDeletesTheTableWithItsLastRule) {
 }
 
 TEST(NatPlan, RemoveKeepsOtherRulesAndTheirChains) {
-  nlohmann::json dnat = {{"family", "inet"}, {"table", "netiface"}, {"chain", "prerouting"}, {"handle", 9},
-                         {"comment", "netiface:net1:a:eth0"},
-                         {"expr", {Match("ip", "daddr", "==", "203.0.113.7"),
-                                   {{"dnat", {{"family", "ip"}, {"addr", "10.22.0.5"}}}}}}};
-  auto listing = ParseListing(ListingJson({"postrouting", "prerouting"},
-                                          {MasqRule(7, "netiface:net1:a:eth0"), MasqRule(8, "netiface:net2:a:eth0"), dnat}));
+  nlohmann::json dnat = {
+      {"family", "inet"},
+      {"table", "netiface"},
+      {"chain", "prerouting"},
+      {"handle", 9},
+      {"comment", "netiface:net1:a:eth0"},
+      {"expr", {Match("ip", "daddr", "==", "203.0.113.7"), {{"dnat", {{"family", "ip"}, {"addr", "10.22.0.5"}}}}}}};
+  auto listing = ParseListing(ListingJson(
+      {"postrouting", "prerouting"}, {MasqRule(7, "netiface:net1:a:eth0"), MasqRule(8, "netiface:net2:a:eth0"), dnat}));
   EXPECT_EQ(RemoveCommands(listing, {"netiface:net1:a:eth0"}),
             "delete rule inet netiface postrouting handle 7\n"
             "delete rule inet netiface prerouting handle 9\n"
@@ -180,10 +186,9 @@ TEST(NatPlan, RemoveAlsoDeletesChainsEmptiedBehindOurBack) {
 }
 
 TEST(NatPlan, StaleCommentsAreThoseOfTheNetworkNotValid) {
-  auto listing = ParseListing(ListingJson({"postrouting"}, {MasqRule(1, "netiface:net1:a:eth0"),
-                                                            MasqRule(2, "netiface:net1:b:eth0"),
-                                                            MasqRule(3, "netiface:net10:c:eth0"),
-                                                            MasqRule(4, "netiface:net2:d:eth0")}));
+  auto listing = ParseListing(
+      ListingJson({"postrouting"}, {MasqRule(1, "netiface:net1:a:eth0"), MasqRule(2, "netiface:net1:b:eth0"),
+                                    MasqRule(3, "netiface:net10:c:eth0"), MasqRule(4, "netiface:net2:d:eth0")}));
   auto stale = StaleComments(listing, "net1", {{"a", "eth0"}});
   EXPECT_EQ(stale, std::set<std::string>{"netiface:net1:b:eth0"});
   EXPECT_EQ(StaleComments(listing, "net1", {{"a", "eth0"}, {"b", "eth0"}}).size(), 0u);
@@ -231,9 +236,8 @@ TEST(NatClusterPlan, SwitchesAndFamiliesSelectRules) {
   for (const auto& x : rules) EXPECT_EQ(x.chain, "cluster_postrouting");
   r.masquerade = false;
   r.forward = true;
-  EXPECT_EQ(PlanClusterRules(r),
-            (std::vector<Rule>{{"cluster_forward", "ip saddr 10.5.0.0/16 accept"},
-                               {"cluster_forward", "ip daddr 10.5.0.0/16 accept"}}));
+  EXPECT_EQ(PlanClusterRules(r), (std::vector<Rule>{{"cluster_forward", "ip saddr 10.5.0.0/16 accept"},
+                                                    {"cluster_forward", "ip daddr 10.5.0.0/16 accept"}}));
   r.forward = false;
   EXPECT_TRUE(PlanClusterRules(r).empty());
   r = DualStackCluster();
@@ -295,10 +299,12 @@ nlohmann::json MarkReturn() {
 TEST(NatClusterPlan, KernelJsonOfEveryNewStatementRendersAsPlanned) {
   EXPECT_EQ(RuleBodyFromJson(MarkReturn()), "meta mark & 0x4000 == 0x4000 return");
   EXPECT_EQ(RuleBodyFromJson({Match("ip", "saddr", "==", Prefix("10.5.1.0", 24)),
-                              Match("ip", "daddr", "==", Prefix("10.5.0.0", 16)), {{"return", nullptr}}}),
+                              Match("ip", "daddr", "==", Prefix("10.5.0.0", 16)),
+                              {{"return", nullptr}}}),
             "ip saddr 10.5.1.0/24 ip daddr 10.5.0.0/16 return");
   EXPECT_EQ(RuleBodyFromJson({Match("ip", "saddr", "!=", Prefix("10.5.0.0", 16)),
-                              Match("ip", "daddr", "==", Prefix("10.5.1.0", 24)), {{"return", nullptr}}}),
+                              Match("ip", "daddr", "==", Prefix("10.5.1.0", 24)),
+                              {{"return", nullptr}}}),
             "ip saddr != 10.5.0.0/16 ip daddr 10.5.1.0/24 return");
   EXPECT_EQ(RuleBodyFromJson({Match("ip", "saddr", "==", Prefix("10.5.0.0", 16)),
                               Match("ip", "daddr", "!=", Prefix("224.0.0.0", 4)),

@@ -17,9 +17,9 @@ namespace {
 
 using json = nlohmann::json;
 
-#define REQUIRE_PLUGIN(name)                                                                      \
-  do {                                                                                            \
-    if (::access(Bin(name).c_str(), X_OK) != 0) GTEST_SKIP() << Bin(name) << " is not built";   \
+#define REQUIRE_PLUGIN(name)                                                                  \
+  do {                                                                                        \
+    if (::access(Bin(name).c_str(), X_OK) != 0) GTEST_SKIP() << Bin(name) << " is not built"; \
   } while (0)
 
 // The container's addresses ("a.b.c.d" / "x::y", no prefix) of a plugin result of any version.
@@ -47,8 +47,9 @@ class PluginsNat : public ::testing::Test {
     Sh(*host_, "ip link add up0 type veth peer name eth0 netns " + out_->name() +
                    " && ip addr add 198.51.100.1/24 dev up0 && ip link set up0 up"
                    " && ip route add default via 198.51.100.2 && sysctl -qw net.ipv4.ip_forward=1");
-    Sh(*out_, "ip addr add 198.51.100.2/24 dev eth0 && ip link set eth0 up"
-              " && ip route add 203.0.113.0/24 via 198.51.100.1");
+    Sh(*out_,
+       "ip addr add 198.51.100.2/24 dev eth0 && ip link set eth0 up"
+       " && ip route add 203.0.113.0/24 via 198.51.100.1");
     bridge_ = UniqueName("nbr");
   }
 
@@ -78,8 +79,8 @@ class PluginsNat : public ::testing::Test {
     return *pods_.back();
   }
 
-  RunResult Call(const std::string& plugin, const std::string& command, const TempNetns* pod,
-                 const std::string& cid, const json& conf) const {
+  RunResult Call(const std::string& plugin, const std::string& command, const TempNetns* pod, const std::string& cid,
+                 const json& conf) const {
     PluginCall c;
     c.command = command;
     c.container_id = cid;
@@ -112,8 +113,10 @@ class PluginsNat : public ::testing::Test {
                  {"nodename", "node1"},
                  {"dataDir", dir_ / "endpoints"},
                  {"featureControl", {{"floatingIps", true}}},
-                 {"ipam", {{"type", "host-local"}, {"dataDir", dir_ / "ipam"},
-                           {"ranges", json::parse(R"([[{"subnet":"10.79.0.0/24"}]])")}}}};
+                 {"ipam",
+                  {{"type", "host-local"},
+                   {"dataDir", dir_ / "ipam"},
+                   {"ranges", json::parse(R"([[{"subnet":"10.79.0.0/24"}]])")}}}};
     if (!floating.empty()) conf["args"] = {{"cni", {{"floatingIps", floating}}}};
     return conf;
   }
@@ -149,13 +152,14 @@ TEST_F(PluginsNat, BridgeAddTagsTheRulesAndDelRestoresTheRuleset) {
     ASSERT_EQ(ips.size(), dual ? 2u : 1u) << result.dump();
     std::string text = RulesetText();
     const std::string comment = "comment \"netiface:natbr:c" + version + ":eth0\"";
-    EXPECT_NE(text.find("ip saddr " + ips[0] + " ip daddr != 10.78.0.0/24 ip daddr != 224.0.0.0/4 masquerade " +
-                        comment),
-              std::string::npos)
+    EXPECT_NE(
+        text.find("ip saddr " + ips[0] + " ip daddr != 10.78.0.0/24 ip daddr != 224.0.0.0/4 masquerade " + comment),
+        std::string::npos)
         << text;
     if (dual) {
-      EXPECT_NE(text.find("ip6 saddr " + ips[1] + " ip6 daddr != fd78::/64 ip6 daddr != ff00::/8 masquerade " + comment),
-                std::string::npos)
+      EXPECT_NE(
+          text.find("ip6 saddr " + ips[1] + " ip6 daddr != fd78::/64 ip6 daddr != ff00::/8 masquerade " + comment),
+          std::string::npos)
           << text;
     }
     if (version >= std::string("0.4.0")) {
@@ -196,8 +200,9 @@ TEST_F(PluginsNat, BridgeFailedAddLeavesTheRulesetAsBefore) {
   REQUIRE_PLUGIN("bridge");
   // A table of ours whose postrouting chain is a filter chain: masquerade is refused there, so the ADD
   // fails at the NAT step, after the veth, the IPAM reservation and the addresses exist.
-  Sh(*host_, "nft 'add table inet netiface; add chain inet netiface postrouting "
-             "{ type filter hook postrouting priority 0; policy accept; }'");
+  Sh(*host_,
+     "nft 'add table inet netiface; add chain inet netiface postrouting "
+     "{ type filter hook postrouting priority 0; policy accept; }'");
   const json before = Ruleset();
   const TempNetns& pod = NewPod();
   for (const auto& version : VersionsFrom("0.3.0")) {
@@ -251,10 +256,10 @@ TEST_F(PluginsNat, VethWorkloadMasqueradeAndFloatingIpEndToEnd) {
     ASSERT_EQ(ips.size(), 1u) << result.dump();
     std::string text = RulesetText();
     const std::string comment = "comment \"netiface:natvw:" + cid + ":eth0\"";
-    for (const std::string& rule : {"ip daddr 203.0.113.20 dnat ip to " + ips[0] + " " + comment,
-                                    "ip saddr " + ips[0] + " snat ip to 203.0.113.20 " + comment,
-                                    "ip saddr " + ips[0] + " ip daddr != 10.79.0.0/24 ip daddr != 224.0.0.0/4 masquerade " +
-                                        comment}) {
+    for (const std::string& rule :
+         {"ip daddr 203.0.113.20 dnat ip to " + ips[0] + " " + comment,
+          "ip saddr " + ips[0] + " snat ip to 203.0.113.20 " + comment,
+          "ip saddr " + ips[0] + " ip daddr != 10.79.0.0/24 ip daddr != 224.0.0.0/4 masquerade " + comment}) {
       EXPECT_NE(text.find(rule), std::string::npos) << rule << "\nin\n" << text;
     }
     // The outside reaches the pod through its floating IP, and the pod reaches the outside as it.

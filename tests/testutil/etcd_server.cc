@@ -113,19 +113,21 @@ pid_t Spawn(std::vector<std::string> argv, const std::string& log_path) {
 // dials its own client URL with the server certificate).
 void MakeCertificates(const std::string& tls_dir, const std::vector<std::string>& ips) {
   const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  std::string script = "set -e; mkdir -p " + tls_dir + "; cd " + tls_dir + "\n" +
-                       "openssl req -x509 " + key + " -keyout ca.key -out ca.crt -days 2 -subj /CN=netiface-test-ca\n" +
+  std::string script = "set -e; mkdir -p " + tls_dir + "; cd " + tls_dir + "\n" + "openssl req -x509 " + key +
+                       " -keyout ca.key -out ca.crt -days 2 -subj /CN=netiface-test-ca\n" +
                        "printf 'extendedKeyUsage=clientAuth\\n' > client.ext\n";
   std::string names = "client";
   for (size_t i = 0; i < ips.size(); ++i) {
     std::string n = std::to_string(i);
-    script += "printf 'subjectAltName=IP:" + ips[i] + "\\nextendedKeyUsage=serverAuth,clientAuth\\n' > server" + n + ".ext\n" +
-              "printf 'subjectAltName=IP:" + ips[i] + "\\nextendedKeyUsage=serverAuth,clientAuth\\n' > peer" + n +
-              ".ext\n";
+    script += "printf 'subjectAltName=IP:" + ips[i] + "\\nextendedKeyUsage=serverAuth,clientAuth\\n' > server" + n +
+              ".ext\n" + "printf 'subjectAltName=IP:" + ips[i] +
+              "\\nextendedKeyUsage=serverAuth,clientAuth\\n' > peer" + n + ".ext\n";
     names += " server" + n + " peer" + n;
   }
-  script += "for n in " + names + "; do\n"
-            "  openssl req " + key + " -keyout $n.key -out $n.csr -subj /CN=netiface-test-$n\n" +
+  script += "for n in " + names +
+            "; do\n"
+            "  openssl req " +
+            key + " -keyout $n.key -out $n.csr -subj /CN=netiface-test-$n\n" +
             "  openssl x509 -req -in $n.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 "
             "-extfile $n.ext -out $n.crt\n"
             "done\n";
@@ -190,16 +192,26 @@ void EtcdServer::Start() {
   const std::string client_url = endpoint();
   const std::string peer_url = Url(false, o_.ip, o_.peer_port);
   std::vector<std::string> argv = {kEtcd,
-                                   "--name", name_,
-                                   "--data-dir", dir_ / "data",
-                                   "--listen-client-urls", client_url,
-                                   "--advertise-client-urls", client_url,
-                                   "--listen-peer-urls", peer_url,
-                                   "--initial-advertise-peer-urls", peer_url,
-                                   "--initial-cluster", name_ + "=" + peer_url,
-                                   "--initial-cluster-state", "new",
-                                   "--log-level", "warn",
-                                   "--logger", "zap"};
+                                   "--name",
+                                   name_,
+                                   "--data-dir",
+                                   dir_ / "data",
+                                   "--listen-client-urls",
+                                   client_url,
+                                   "--advertise-client-urls",
+                                   client_url,
+                                   "--listen-peer-urls",
+                                   peer_url,
+                                   "--initial-advertise-peer-urls",
+                                   peer_url,
+                                   "--initial-cluster",
+                                   name_ + "=" + peer_url,
+                                   "--initial-cluster-state",
+                                   "new",
+                                   "--log-level",
+                                   "warn",
+                                   "--logger",
+                                   "zap"};
   if (o_.tls) {
     argv.insert(argv.end(), {"--cert-file", dir_ / "tls/server0.crt", "--key-file", dir_ / "tls/server0.key",
                              "--trusted-ca-file", dir_ / "tls/ca.crt", "--client-cert-auth"});
@@ -278,22 +290,33 @@ void EtcdCluster::Spawn(size_t i) {
   const std::string client_url = endpoint(i);
   // A restarted member's data dir holds its membership: the --initial-* flags are then ignored.
   std::vector<std::string> argv = {kEtcd,
-                                   "--name", m.name,
-                                   "--data-dir", dir_ / m.name,
-                                   "--listen-client-urls", client_url,
-                                   "--advertise-client-urls", client_url,
-                                   "--listen-peer-urls", PeerUrl(m),
-                                   "--initial-advertise-peer-urls", PeerUrl(m),
-                                   "--initial-cluster", initial_cluster,
-                                   "--initial-cluster-token", token_,
-                                   "--initial-cluster-state", "new",
-                                   "--log-level", "warn",
-                                   "--logger", "zap"};
+                                   "--name",
+                                   m.name,
+                                   "--data-dir",
+                                   dir_ / m.name,
+                                   "--listen-client-urls",
+                                   client_url,
+                                   "--advertise-client-urls",
+                                   client_url,
+                                   "--listen-peer-urls",
+                                   PeerUrl(m),
+                                   "--initial-advertise-peer-urls",
+                                   PeerUrl(m),
+                                   "--initial-cluster",
+                                   initial_cluster,
+                                   "--initial-cluster-token",
+                                   token_,
+                                   "--initial-cluster-state",
+                                   "new",
+                                   "--log-level",
+                                   "warn",
+                                   "--logger",
+                                   "zap"};
   if (o_.tls) {
     const std::string tls = dir_ / "tls/", n = std::to_string(i);
     argv.insert(argv.end(), {"--cert-file", tls + "server" + n + ".crt", "--key-file", tls + "server" + n + ".key",
-                             "--trusted-ca-file", tls + "ca.crt", "--client-cert-auth",
-                             "--peer-cert-file", tls + "peer" + n + ".crt", "--peer-key-file", tls + "peer" + n + ".key",
+                             "--trusted-ca-file", tls + "ca.crt", "--client-cert-auth", "--peer-cert-file",
+                             tls + "peer" + n + ".crt", "--peer-key-file", tls + "peer" + n + ".key",
                              "--peer-trusted-ca-file", tls + "ca.crt", "--peer-client-cert-auth"});
   }
   m.pid = testing::Spawn(InNetns(o_.netns, std::move(argv)), log_file(i));

@@ -17,8 +17,8 @@
 namespace netiface::testing {
 
 struct EtcdServerOptions {
-  std::string netns;             // "" = the current namespace; else a namespace name (ip netns exec)
-  std::string ip = "127.0.0.1";  // listen address (client and peer)
+  std::string netns;                         // "" = the current namespace; else a namespace name (ip netns exec)
+  std::string ip = "127.0.0.1";              // listen address (client and peer)
   int client_port = 2379, peer_port = 2380;  // fixed ports are fine inside a namespace the test made
   bool tls = false;  // https with a CA, a server cert (SAN = ip) and a client cert; client certs required
 };
@@ -26,7 +26,7 @@ struct EtcdServerOptions {
 class EtcdServer {
  public:
   explicit EtcdServer(EtcdServerOptions o);  // makes the folder (and certificates); does not start
-  ~EtcdServer();                              // Stop() and remove the folder
+  ~EtcdServer();                             // Stop() and remove the folder
   EtcdServer(const EtcdServer&) = delete;
   EtcdServer& operator=(const EtcdServer&) = delete;
 
@@ -69,7 +69,7 @@ struct EtcdClusterOptions {
 class EtcdCluster {
  public:
   explicit EtcdCluster(EtcdClusterOptions o);  // makes the folders (and certificates); starts nothing
-  ~EtcdCluster();                               // stops every member, removes the folders
+  ~EtcdCluster();                              // stops every member, removes the folders
   EtcdCluster(const EtcdCluster&) = delete;
   EtcdCluster& operator=(const EtcdCluster&) = delete;
 

@@ -100,7 +100,7 @@ TempNetns::TempNetns(const std::string& prefix) : name_(UniqueName(prefix)) {
 TempNetns::~TempNetns() {
   // Deleting the namespace deletes every link in it; veth peers outside go with them.
   testing::Sh("ip netns pids " + name_ + " 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del " + name_ +
-     " 2>/dev/null");
+              " 2>/dev/null");
 }
 
 RunResult TempNetns::Sh(const std::string& cmdline) const {

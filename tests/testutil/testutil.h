@@ -32,13 +32,13 @@ RunResult Sh(const std::string& cmdline);
 
 // One CNI call. When host_ns is set the plugin runs inside that namespace (a throw-away "host").
 struct PluginCall {
-  std::string command;          // ADD, DEL, CHECK, STATUS, GC, VERSION
+  std::string command;  // ADD, DEL, CHECK, STATUS, GC, VERSION
   std::string container_id = "ctr1";
-  std::string netns;            // path, e.g. TempNetns::path()
+  std::string netns;  // path, e.g. TempNetns::path()
   std::string ifname = "eth0";
-  std::string args;             // CNI_ARGS
-  std::string path;             // CNI_PATH (default: BinDir())
-  std::string host_ns;          // name of a TempNetns to run in, "" = current namespace
+  std::string args;     // CNI_ARGS
+  std::string path;     // CNI_PATH (default: BinDir())
+  std::string host_ns;  // name of a TempNetns to run in, "" = current namespace
   std::map<std::string, std::string> extra_env;
 };
 RunResult RunPlugin(const std::string& plugin_path, const PluginCall& call, const nlohmann::json& conf);
@@ -93,7 +93,7 @@ void WriteFile(const std::string& path, const std::string& data);
 }  // namespace netiface::testing
 
 // Skips the test unless running as root (privileged tests).
-#define NETIFACE_REQUIRE_ROOT()                                 \
-  do {                                                          \
+#define NETIFACE_REQUIRE_ROOT()                                       \
+  do {                                                                \
     if (!::netiface::testing::IsRoot()) GTEST_SKIP() << "needs root"; \
   } while (0)

@@ -47,7 +47,9 @@ class CheckTest : public ::testing::Test {
   Observed observed_;
 };
 
-TEST_F(CheckTest, MatchingStateHasNoProblems) { EXPECT_TRUE(Problems().empty()) << ::testing::PrintToString(Problems()); }
+TEST_F(CheckTest, MatchingStateHasNoProblems) {
+  EXPECT_TRUE(Problems().empty()) << ::testing::PrintToString(Problems());
+}
 
 TEST_F(CheckTest, Expectation) {
   CheckExpectation e = ExpectFromPrevResult(config_, id_, prev_, "/run/netns/pod");

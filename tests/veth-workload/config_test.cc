@@ -106,11 +106,26 @@ TEST(ConfigTest, InvalidValuesNameTheKey) {
     std::string key;
     json value;
   } cases[] = {
-      {"mtu", "1500"},          {"mtu", 67},           {"mtu", 70000},         {"mtu", 1.5},
-      {"numQueues", 0},         {"numQueues", "2"},    {"vethPrefix", ""},     {"vethPrefix", "abcdefghijkl"},
-      {"vethPrefix", "a/b"},    {"vethPrefix", "a b"}, {"vethPrefix", 7},      {"includeDefaultRoutes", "yes"},
-      {"allowIpForwarding", 1}, {"nodename", 5},       {"nodenameFile", true}, {"dataDir", ""},
-      {"dataDir", json::array()}, {"ipMasq", "true"},  {"featureControl", "on"}, {"logLevel", 3},
+      {"mtu", "1500"},
+      {"mtu", 67},
+      {"mtu", 70000},
+      {"mtu", 1.5},
+      {"numQueues", 0},
+      {"numQueues", "2"},
+      {"vethPrefix", ""},
+      {"vethPrefix", "abcdefghijkl"},
+      {"vethPrefix", "a/b"},
+      {"vethPrefix", "a b"},
+      {"vethPrefix", 7},
+      {"includeDefaultRoutes", "yes"},
+      {"allowIpForwarding", 1},
+      {"nodename", 5},
+      {"nodenameFile", true},
+      {"dataDir", ""},
+      {"dataDir", json::array()},
+      {"ipMasq", "true"},
+      {"featureControl", "on"},
+      {"logLevel", 3},
   };
   for (const auto& c : cases) {
     json conf = BaseConf();
@@ -173,7 +188,9 @@ TEST(IdentityTest, KubernetesPod) {
 
 TEST(IdentityTest, KnownKeysNeedNoIgnoreUnknown) {
   Identity id = ParseIdentity(
-      MakeArgs(BaseConf(), "K8S_POD_NAMESPACE=ns;K8S_POD_NAME=p;K8S_POD_INFRA_CONTAINER_ID=x;K8S_POD_UID=u;IP=10.0.0.9;MAC=0a:00:00:00:00:01"),
+      MakeArgs(
+          BaseConf(),
+          "K8S_POD_NAMESPACE=ns;K8S_POD_NAME=p;K8S_POD_INFRA_CONTAINER_ID=x;K8S_POD_UID=u;IP=10.0.0.9;MAC=0a:00:00:00:00:01"),
       "n");
   EXPECT_EQ(id.pod, "p");
 }
@@ -190,8 +207,8 @@ TEST(IdentityTest, InvalidArgs) {
   ParseIdentity(MakeArgs(BaseConf(), "IgnoreUnknown=true;FOO=bar"), "n");
   ExpectError([] { ParseIdentity(MakeArgs(BaseConf(), "K8S_POD_NAMESPACE=a/b;K8S_POD_NAME=p"), "n"); },
               cni::kInvalidEnv, "K8S_POD_NAMESPACE");
-  ExpectError([] { ParseIdentity(MakeArgs(BaseConf(), "K8S_POD_NAMESPACE=a;K8S_POD_NAME=.."), "n"); },
-              cni::kInvalidEnv, "K8S_POD_NAME");
+  ExpectError([] { ParseIdentity(MakeArgs(BaseConf(), "K8S_POD_NAMESPACE=a;K8S_POD_NAME=.."), "n"); }, cni::kInvalidEnv,
+              "K8S_POD_NAME");
 }
 
 TEST(AddRequestTest, MacPriority) {
@@ -233,7 +250,8 @@ TEST(AddRequestTest, RequestedIps) {
 TEST(AddRequestTest, IpAddrsNoIpamNeedsTheFeature) {
   json conf = BaseConf();
   conf["args"] = {{"cni", {{"ipAddrsNoIpam", {"10.9.0.5", "fd00::5/64"}}}}};
-  ExpectError([&] { ParseAddRequest(Parse(conf), MakeArgs(conf)); }, cni::kInvalidConfig, "featureControl.ipAddrsNoIpam");
+  ExpectError([&] { ParseAddRequest(Parse(conf), MakeArgs(conf)); }, cni::kInvalidConfig,
+              "featureControl.ipAddrsNoIpam");
 
   conf["featureControl"] = {{"ipAddrsNoIpam", true}};
   Config c = Parse(conf);

@@ -17,10 +17,22 @@ namespace netiface::veth_workload::test {
 inline Observed ObservedFor(const Plan& plan, const std::string& container_mac) {
   Observed o;
   o.netns_exists = true;
-  o.container_link = nl::LinkInfo{.index = 2, .name = plan.id.ifname, .kind = "veth", .mac = container_mac,
-                                  .mtu = plan.mtu, .admin_up = true, .oper_up = true, .peer_index = 7};
-  o.host_link = nl::LinkInfo{.index = 7, .name = plan.host_veth, .kind = "veth", .mac = "ee:ee:ee:ee:ee:ee",
-                             .mtu = plan.mtu, .admin_up = true, .oper_up = true, .peer_index = 2};
+  o.container_link = nl::LinkInfo{.index = 2,
+                                  .name = plan.id.ifname,
+                                  .kind = "veth",
+                                  .mac = container_mac,
+                                  .mtu = plan.mtu,
+                                  .admin_up = true,
+                                  .oper_up = true,
+                                  .peer_index = 7};
+  o.host_link = nl::LinkInfo{.index = 7,
+                             .name = plan.host_veth,
+                             .kind = "veth",
+                             .mac = "ee:ee:ee:ee:ee:ee",
+                             .mtu = plan.mtu,
+                             .admin_up = true,
+                             .oper_up = true,
+                             .peer_index = 2};
   o.container_addresses = plan.addresses;
   o.container_addresses.push_back(*cni::IpNet::Parse("fe80::1/64"));
   for (const auto& r : plan.container_routes) o.container_routes.push_back({.dst = r.dst, .gw = r.gw, .ifindex = 2});
@@ -33,13 +45,12 @@ inline Observed ObservedFor(const Plan& plan, const std::string& container_mac) 
 // effect or after it; `calls` records every call.
 class FakeOps : public Ops, public testing::FaultSteps {
  public:
-
   // State.
   bool ip_reserved = false;
-  bool ipam_running = false;  // started, not yet waited for
-  std::map<std::string, std::string> links;  // host veth -> container ifname
-  std::set<std::string> nat_rules;           // container IDs with rules
-  std::map<std::string, EndpointRecord> records;  // folder/name -> record
+  bool ipam_running = false;                            // started, not yet waited for
+  std::map<std::string, std::string> links;             // host veth -> container ifname
+  std::set<std::string> nat_rules;                      // container IDs with rules
+  std::map<std::string, EndpointRecord> records;        // folder/name -> record
   std::map<std::string, EndpointRecord> by_attachment;  // "cid:ifname" -> record, as the store's links
   cni::Result ipam_result;
   std::string container_mac = "0a:58:0a:00:00:02";
@@ -48,7 +59,9 @@ class FakeOps : public Ops, public testing::FaultSteps {
 
   // Like the real one, the allocation lands when the background ADD finishes, which the waiter
   // stands for: an IpamDel() before it would leave the address reserved.
-  void StartIpamAdd() override { Step("IpamAdd", [&] { ipam_running = true; }); }
+  void StartIpamAdd() override {
+    Step("IpamAdd", [&] { ipam_running = true; });
+  }
   cni::Result WaitIpamAdd() override {
     Land();
     return ipam_result;
@@ -58,11 +71,19 @@ class FakeOps : public Ops, public testing::FaultSteps {
     Land();
     Step("IpamDel", [&] { ip_reserved = false; });
   }
-  void IpamCheck() override { Step("IpamCheck", [] {}); }
-  void IpamStatus() override { Step("IpamStatus", [] {}); }
-  void IpamGc() override { Step("IpamGc", [] {}); }
+  void IpamCheck() override {
+    Step("IpamCheck", [] {});
+  }
+  void IpamStatus() override {
+    Step("IpamStatus", [] {});
+  }
+  void IpamGc() override {
+    Step("IpamGc", [] {});
+  }
 
-  void Prepare(const std::string&) override { Step("Prepare", [] {}); }
+  void Prepare(const std::string&) override {
+    Step("Prepare", [] {});
+  }
   bool DeleteHostVeth(const std::string& name) override {
     bool existed = false;
     Step("DeleteHostVeth", [&] {
@@ -75,8 +96,12 @@ class FakeOps : public Ops, public testing::FaultSteps {
     Step("CreateVeth", [&] { links[plan.host_veth] = plan.id.ifname; });
     return plan.requested_mac.empty() ? container_mac : plan.requested_mac;
   }
-  void ConfigureContainer(const Plan&) override { Step("ConfigureContainer", [] {}); }
-  void ConfigureHost(const Plan&) override { Step("ConfigureHost", [] {}); }
+  void ConfigureContainer(const Plan&) override {
+    Step("ConfigureContainer", [] {});
+  }
+  void ConfigureHost(const Plan&) override {
+    Step("ConfigureHost", [] {});
+  }
   bool DeleteContainerLink(const std::string& ifname) override {
     bool existed = false;
     Step("DeleteContainerLink", [&] {
@@ -95,7 +120,9 @@ class FakeOps : public Ops, public testing::FaultSteps {
     return observed.value_or(Observed{});
   }
 
-  void NatApply(const nat::Spec& spec) override { Step("NatApply", [&] { nat_rules.insert(spec.tag.container_id); }); }
+  void NatApply(const nat::Spec& spec) override {
+    Step("NatApply", [&] { nat_rules.insert(spec.tag.container_id); });
+  }
   bool NatRemove(const nat::Tag& tag) override {
     bool existed = false;
     Step("NatRemove", [&] { existed = nat_rules.erase(tag.container_id) > 0; });

@@ -52,9 +52,7 @@ TEST(EndpointNameTest, EscapesDashes) {
   EXPECT_EQ(EscapeSegment("plain"), "plain");
 }
 
-TEST(EndpointNameTest, CalicoExample) {
-  EXPECT_EQ(EndpointName(Pod("default", "mypod-1")), "node1-k8s-mypod--1-eth0");
-}
+TEST(EndpointNameTest, CalicoExample) { EXPECT_EQ(EndpointName(Pod("default", "mypod-1")), "node1-k8s-mypod--1-eth0"); }
 
 TEST(EndpointNameTest, ContainerAndDashedNode) {
   Identity id{.node = "my-node", .container_id = "abc-1", .ifname = "net-1"};

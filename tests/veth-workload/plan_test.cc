@@ -21,7 +21,9 @@ cni::Result Ipam(std::vector<std::string> addrs, std::vector<std::string> routes
   return r;
 }
 
-Identity Id() { return {.node = "node1", .pod_namespace = "namespace", .pod = "podname", .container_id = "ctr1", .ifname = "eth0"}; }
+Identity Id() {
+  return {.node = "node1", .pod_namespace = "namespace", .pod = "podname", .container_id = "ctr1", .ifname = "eth0"};
+}
 
 Plan MakeFrom(const json& conf, const cni::Result& ipam, const AddRequest& req = {}) {
   Config c = ParseConfig(cni::ParseNetConf(conf.dump()));
@@ -64,11 +66,12 @@ TEST(PlanTest, Ipv6) {
   EXPECT_EQ(p.container_routes, Routes({{"::/0", "fe80::ecee:eeff:feee:eeee"}}));
   // DAD off before the links go up (written while IPAM runs), the rest once the family is known.
   EXPECT_EQ(p.container_link_sysctls, (std::vector<Sysctl>{{"net/ipv6/conf/eth0/accept_dad", "0", true}}));
-  EXPECT_EQ(p.container_sysctls, (std::vector<Sysctl>{{"net/ipv6/conf/eth0/disable_ipv6", "0"},
-                                                      {"net/ipv6/conf/all/forwarding", "0"}}));
+  EXPECT_EQ(p.container_sysctls,
+            (std::vector<Sysctl>{{"net/ipv6/conf/eth0/disable_ipv6", "0"}, {"net/ipv6/conf/all/forwarding", "0"}}));
   const std::string k = "net/ipv6/conf/cali82111e10a96/";
   EXPECT_EQ(p.host_link_sysctls,
-            (std::vector<Sysctl>{{k + "accept_dad", "0", true}, {k + "addr_gen_mode", "0", true}, {k + "accept_ra", "0", true}}));
+            (std::vector<Sysctl>{
+                {k + "accept_dad", "0", true}, {k + "addr_gen_mode", "0", true}, {k + "accept_ra", "0", true}}));
   EXPECT_EQ(p.host_sysctls, (std::vector<Sysctl>{{k + "disable_ipv6", "0"},
                                                  {k + "accept_dad", "0"},
                                                  {k + "addr_gen_mode", "0"},
@@ -236,7 +239,8 @@ TEST(RecordTest, NoIpamResult) {
   EXPECT_TRUE(r.routes.empty());
   Plan p = MakeFrom(BaseConf(), r);
   EXPECT_EQ(p.addresses, (std::vector<cni::IpNet>{Net("10.9.0.5/32"), Net("fd00::5/128")}));
-  EXPECT_EQ(p.container_routes, Routes({{"169.254.1.1/32", ""}, {"0.0.0.0/0", "169.254.1.1"}, {"::/0", "fe80::ecee:eeff:feee:eeee"}}));
+  EXPECT_EQ(p.container_routes,
+            Routes({{"169.254.1.1/32", ""}, {"0.0.0.0/0", "169.254.1.1"}, {"::/0", "fe80::ecee:eeff:feee:eeee"}}));
 }
 
 }  // namespace

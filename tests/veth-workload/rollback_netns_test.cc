@@ -4,11 +4,11 @@
 // rule or IP reservation.
 #include <gtest/gtest.h>
 
+#include "cni_helpers.h"
 #include "netiface/cni/error.h"
 #include "netiface/netlink/netns.h"
 #include "netiface/veth_workload/kernel_ops.h"
 #include "netiface/veth_workload/veth_workload.h"
-#include "cni_helpers.h"
 #include "node_fixture.h"
 
 namespace netiface::veth_workload::test {
@@ -21,36 +21,60 @@ class FaultyOps : public Ops {
 
   // The real background start. Failing "after" it leaves host-local running while the rollback
   // starts, and so do failures of the steps that overlap it (DeleteHostVeth, CreateVeth).
-  void StartIpamAdd() override { Step("IpamAdd", [&] { real_.StartIpamAdd(); }); }
+  void StartIpamAdd() override {
+    Step("IpamAdd", [&] { real_.StartIpamAdd(); });
+  }
   cni::Result WaitIpamAdd() override { return real_.WaitIpamAdd(); }
-  void IpamDel() override { Step("IpamDel", [&] { real_.IpamDel(); }); }
-  void IpamCheck() override { Step("IpamCheck", [&] { real_.IpamCheck(); }); }
-  void IpamStatus() override { Step("IpamStatus", [&] { real_.IpamStatus(); }); }
-  void IpamGc() override { Step("IpamGc", [&] { real_.IpamGc(); }); }
-  void Prepare(const std::string& ifname) override { Step("Prepare", [&] { real_.Prepare(ifname); }); }
+  void IpamDel() override {
+    Step("IpamDel", [&] { real_.IpamDel(); });
+  }
+  void IpamCheck() override {
+    Step("IpamCheck", [&] { real_.IpamCheck(); });
+  }
+  void IpamStatus() override {
+    Step("IpamStatus", [&] { real_.IpamStatus(); });
+  }
+  void IpamGc() override {
+    Step("IpamGc", [&] { real_.IpamGc(); });
+  }
+  void Prepare(const std::string& ifname) override {
+    Step("Prepare", [&] { real_.Prepare(ifname); });
+  }
   bool DeleteHostVeth(const std::string& name) override {
     return Step("DeleteHostVeth", [&] { return real_.DeleteHostVeth(name); });
   }
-  std::string CreateVeth(const Plan& plan) override { return Step("CreateVeth", [&] { return real_.CreateVeth(plan); }); }
+  std::string CreateVeth(const Plan& plan) override {
+    return Step("CreateVeth", [&] { return real_.CreateVeth(plan); });
+  }
   void ConfigureContainer(const Plan& plan) override {
     Step("ConfigureContainer", [&] { real_.ConfigureContainer(plan); });
   }
-  void ConfigureHost(const Plan& plan) override { Step("ConfigureHost", [&] { real_.ConfigureHost(plan); }); }
+  void ConfigureHost(const Plan& plan) override {
+    Step("ConfigureHost", [&] { real_.ConfigureHost(plan); });
+  }
   bool DeleteContainerLink(const std::string& ifname) override {
     return Step("DeleteContainerLink", [&] { return real_.DeleteContainerLink(ifname); });
   }
   Observed Observe(const std::string& veth, const std::string& ifname, const std::vector<std::string>& keys) override {
     return Step("Observe", [&] { return real_.Observe(veth, ifname, keys); });
   }
-  void NatApply(const nat::Spec& spec) override { Step("NatApply", [&] { real_.NatApply(spec); }); }
-  bool NatRemove(const nat::Tag& tag) override { return Step("NatRemove", [&] { return real_.NatRemove(tag); }); }
-  void NatVerify(const nat::Spec& spec) override { Step("NatVerify", [&] { real_.NatVerify(spec); }); }
+  void NatApply(const nat::Spec& spec) override {
+    Step("NatApply", [&] { real_.NatApply(spec); });
+  }
+  bool NatRemove(const nat::Tag& tag) override {
+    return Step("NatRemove", [&] { return real_.NatRemove(tag); });
+  }
+  void NatVerify(const nat::Spec& spec) override {
+    Step("NatVerify", [&] { real_.NatVerify(spec); });
+  }
   void NatGc(const std::string& network, const std::vector<cni::Attachment>& valid) override {
     Step("NatGc", [&] { real_.NatGc(network, valid); });
   }
   // Not a step of its own (it never throws); forwarded so that a failure after it must remove the draft.
   void DraftRecord(const std::string& folder, const std::string& name) override { real_.DraftRecord(folder, name); }
-  void WriteRecord(const EndpointRecord& r) override { Step("WriteRecord", [&] { real_.WriteRecord(r); }); }
+  void WriteRecord(const EndpointRecord& r) override {
+    Step("WriteRecord", [&] { real_.WriteRecord(r); });
+  }
   std::optional<EndpointRecord> ReadRecord(const std::string& folder, const std::string& name) override {
     return Step("ReadRecord", [&] { return real_.ReadRecord(folder, name); });
   }
@@ -113,8 +137,9 @@ TEST_F(RollbackTest, EveryStepBeforeAndAfterItsEffect) {
   conf["args"] = {{"cni", {{"floatingIps", {"203.0.113.7"}}}}};
   auto host_ns = nl::NetNs::Open(host_->path());
   ASSERT_TRUE(host_ns);
-  const std::vector<std::string> steps = {"Prepare",        "IpamAdd",  "DeleteHostVeth", "CreateVeth",
-                                          "ConfigureContainer", "ConfigureHost", "NatApply", "WriteRecord"};
+  const std::vector<std::string> steps = {
+      "Prepare",       "IpamAdd",  "DeleteHostVeth", "CreateVeth", "ConfigureContainer",
+      "ConfigureHost", "NatApply", "WriteRecord"};
   int n = 0;
   for (bool after : {false, true}) {
     for (const auto& step : steps) {

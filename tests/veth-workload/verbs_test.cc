@@ -1,11 +1,10 @@
 // The verbs against FakeOps: call order, rollback at every step, DEL's collect-everything rule, CHECK,
 // STATUS and GC. No root needed.
-#include "netiface/veth_workload/veth_workload.h"
-
 #include <gtest/gtest.h>
 
 #include "fake_ops.h"
 #include "netiface/cni/error.h"
+#include "netiface/veth_workload/veth_workload.h"
 #include "test_helpers.h"
 #include "testutil.h"
 
@@ -88,8 +87,8 @@ TEST_F(VerbsTest, AddUsesRequestedMac) {
 
 // A failure at any step, before or after the step took effect, leaves nothing behind.
 TEST_F(VerbsTest, RollbackAtEveryStep) {
-  const std::vector<std::string> steps = {"IpamAdd", "DeleteHostVeth", "CreateVeth", "ConfigureContainer",
-                                          "ConfigureHost", "NatApply", "WriteRecord"};
+  const std::vector<std::string> steps = {"IpamAdd",       "DeleteHostVeth", "CreateVeth", "ConfigureContainer",
+                                          "ConfigureHost", "NatApply",       "WriteRecord"};
   for (bool after : {false, true}) {
     for (const auto& step : steps) {
       // NatApply is one nftables transaction that leaves nothing when it throws: failing it after its
@@ -218,9 +217,9 @@ TEST_F(VerbsTest, DelDoesEveryStepAndReportsAll) {
   ops_.fail_at = "DeleteContainerLink";
   cni::Error e = Throws([&] { Del(MakeArgs(MasqConf(), test::kPodArgs, "DEL"), ops_); });
   EXPECT_EQ(e.code(), cni::kNetlink);
-  EXPECT_FALSE(ops_.ip_reserved);          // IPAM DEL still ran
-  EXPECT_TRUE(ops_.nat_rules.empty());     // and NAT removal
-  EXPECT_EQ(ops_.records.size(), 1u);      // the record stays for the retry
+  EXPECT_FALSE(ops_.ip_reserved);       // IPAM DEL still ran
+  EXPECT_TRUE(ops_.nat_rules.empty());  // and NAT removal
+  EXPECT_EQ(ops_.records.size(), 1u);   // the record stays for the retry
   // The retry finishes the job.
   Del(MakeArgs(MasqConf(), test::kPodArgs, "DEL"), ops_);
   ExpectClean();
@@ -291,9 +290,9 @@ TEST_F(VerbsTest, CheckNoticesMissingRecordAndNatRules) {
   EXPECT_NE(std::string(Throws([&] { Check(MakeArgs(conf, test::kPodArgs, "CHECK"), ops_); }).what()).find("NAT"),
             std::string::npos);
   ops_.records.clear();
-  EXPECT_NE(std::string(Throws([&] { Check(MakeArgs(conf, test::kPodArgs, "CHECK"), ops_); }).what())
-                .find("endpoint record"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(Throws([&] { Check(MakeArgs(conf, test::kPodArgs, "CHECK"), ops_); }).what()).find("endpoint record"),
+      std::string::npos);
 }
 
 TEST_F(VerbsTest, CheckNeedsPrevResultAndPropagatesIpam) {

@@ -26,14 +26,17 @@ std::vector<std::string> PodRoutes(const t::TempNetns& pod, const char* family) 
   return out;
 }
 
-bool Has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 // The pod's global addresses on eth0 as "addr/len".
 std::vector<std::string> PodAddrs(const t::TempNetns& pod, const std::string& ifname = "eth0") {
   std::vector<std::string> out;
   for (const auto& l : pod.IpJson("addr show dev " + ifname)) {
     for (const auto& a : l["addr_info"]) {
-      if (a.value("scope", "") == "global") out.push_back(a["local"].get<std::string>() + "/" + std::to_string(a["prefixlen"].get<int>()));
+      if (a.value("scope", "") == "global")
+        out.push_back(a["local"].get<std::string>() + "/" + std::to_string(a["prefixlen"].get<int>()));
     }
   }
   return out;
@@ -148,13 +151,15 @@ TEST_F(VethWorkloadNode, DualStackPodToPod) {
   json rb = Add(b, "dual-b", conf);
   ASSERT_EQ(ResultIps(ra).size(), 2u);
   ASSERT_EQ(ResultIps(rb).size(), 2u);
-  EXPECT_EQ(ra["interfaces"][0]["name"], HostVethName("cali", Identity{.pod_namespace = "default", .pod = "web-1", .ifname = "eth0"}));
+  EXPECT_EQ(ra["interfaces"][0]["name"],
+            HostVethName("cali", Identity{.pod_namespace = "default", .pod = "web-1", .ifname = "eth0"}));
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_TRUE(a.Ping(Bare(ResultIps(rb)[i]))) << ResultIps(rb)[i];
     EXPECT_TRUE(b.Ping(Bare(ResultIps(ra)[i]))) << ResultIps(ra)[i];
     EXPECT_TRUE(host_->Ping(Bare(ResultIps(ra)[i])));
   }
-  EXPECT_EQ(Records(), (std::vector<std::string>{"_cni/node1-cni-dual--b-eth0.json", "default/node1-k8s-web--1-eth0.json"}));
+  EXPECT_EQ(Records(),
+            (std::vector<std::string>{"_cni/node1-cni-dual--b-eth0.json", "default/node1-k8s-web--1-eth0.json"}));
   EXPECT_EQ(AttachmentLinks().size(), 2u);
   Del(&a, "dual-a", conf, "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=web-1");
   Del(&b, "dual-b", conf);
@@ -191,7 +196,8 @@ TEST_F(VethWorkloadNode, CheckCatchesRemovedRouteAddressOrVeth) {
     auto ok = Call("CHECK", &pod, cid, check);
     EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
     auto subst = [&](std::string cmd) {
-      for (auto [key, value] : {std::pair<std::string, std::string>{"%v", VethOf(cid)}, {"%a", Bare(ResultIps(r)[0])}}) {
+      for (auto [key, value] :
+           {std::pair<std::string, std::string>{"%v", VethOf(cid)}, {"%a", Bare(ResultIps(r)[0])}}) {
         for (size_t p; (p = cmd.find(key)) != std::string::npos;) cmd.replace(p, key.size(), value);
       }
       return cmd;
@@ -320,9 +326,13 @@ TEST_F(VethWorkloadNode, DelAndGcRemoveTheDraftOfAKilledAdd) {
   {
     std::ofstream f(plugins / "kill-ipam");
     f << "#!/bin/sh\n"
-         "[ \"$CNI_COMMAND\" = ADD ] || exec " << t::Bin("host-local") << "\n"
+         "[ \"$CNI_COMMAND\" = ADD ] || exec "
+      << t::Bin("host-local")
+      << "\n"
          "i=0\n"
-         "while [ $i -lt 1000 ] && ! ls " << drafts << "/*.json.tmp-* >/dev/null 2>&1; do sleep 0.005; i=$((i+1)); done\n"
+         "while [ $i -lt 1000 ] && ! ls "
+      << drafts
+      << "/*.json.tmp-* >/dev/null 2>&1; do sleep 0.005; i=$((i+1)); done\n"
          "kill -KILL $PPID\n"
          "exit 1\n";
   }
@@ -420,7 +430,8 @@ TEST_F(VethWorkloadNode, SecondInterfaceOfAPod) {
   ASSERT_FALSE(r1.is_null());
   ASSERT_FALSE(r2.is_null());
   EXPECT_NE(r1["interfaces"][0]["name"], r2["interfaces"][0]["name"]);
-  EXPECT_TRUE(Has(PodRoutes(pod, "-4"), "10.99.0.0/16 via 169.254.1.1 dev net1")) << ::testing::PrintToString(PodRoutes(pod, "-4"));
+  EXPECT_TRUE(Has(PodRoutes(pod, "-4"), "10.99.0.0/16 via 169.254.1.1 dev net1"))
+      << ::testing::PrintToString(PodRoutes(pod, "-4"));
   EXPECT_TRUE(host_->Ping(Bare(ResultIps(r2)[0])));
   for (auto [c, r, ifname] : {std::tuple{conf, r1, "eth0"}, std::tuple{conf2, r2, "net1"}}) {
     json check = c;

@@ -6,11 +6,11 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "netiface/cli/ipam_ls.h"
 #include "netiface/cni/build_info.h"
 #include "netiface/cni/log.h"
 #include "netiface/cni/runtime/cache.h"
 #include "netiface/cni/runtime/runtime.h"
-#include "netiface/cli/ipam_ls.h"
 #include "netiface/ipam/config.h"
 
 namespace netiface::cli {
@@ -26,7 +26,8 @@ std::string EnvOr(const CliContext& ctx, const char* name, std::string fallback)
 }
 
 void AddConfOptions(CLI::App* sub, Invocation& inv) {
-  sub->add_option("--conf-dir", inv.conf_dir, "Folder with *.conflist, *.conf, *.json (env NETCONFPATH, default /etc/cni/net.d)");
+  sub->add_option("--conf-dir", inv.conf_dir,
+                  "Folder with *.conflist, *.conf, *.json (env NETCONFPATH, default /etc/cni/net.d)");
   sub->add_option("--cni-path", inv.cni_path, "':'-separated plugin folders (env CNI_PATH, default /opt/cni/bin)");
 }
 
@@ -89,12 +90,12 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
 
   CLI::App* gc = app.add_subcommand(
       "gc", "DEL cached attachments of NETWORK that are not valid, then GC every plugin (spec >= 1.1.0)");
-  gc->footer(std::string(
-                 "The valid attachments must be given: NETNS, --valid, --valid-file (e.g. from the runtime) and/or\n"
-                 "--live; with none of them gc refuses (exit 2) unless --all-stale says that every cached attachment\n"
-                 "not named is stale. An attachment whose netns is unknown (written by an older libcni) is never\n"
-                 "deleted without --all-stale. The plugins' GC keeps every attachment still cached.\n") +
-             kFooter);
+  gc->footer(
+      std::string("The valid attachments must be given: NETNS, --valid, --valid-file (e.g. from the runtime) and/or\n"
+                  "--live; with none of them gc refuses (exit 2) unless --all-stale says that every cached attachment\n"
+                  "not named is stale. An attachment whose netns is unknown (written by an older libcni) is never\n"
+                  "deleted without --all-stale. The plugins' GC keeps every attachment still cached.\n") +
+      kFooter);
   gc->add_option("NETWORK", inv.network, "Network name")->required();
   gc->add_option("NETNS", inv.netns, "Keep the attachment of this namespace (its container ID and --ifname)");
   gc->add_option("--valid", inv.valid, "An attachment that stays: CONTAINERID[/IFNAME] (repeatable)");
@@ -135,7 +136,8 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
   leases->add_option("--etcd-endpoints", inv.etcd_endpoints,
                      "Comma-separated etcd endpoints (env FLANNELD_ETCD_ENDPOINTS, default "
                      "http://127.0.0.1:4001,http://127.0.0.1:2379)");
-  leases->add_option("--etcd-prefix", inv.etcd_prefix, "Prefix of flannel's keys (env FLANNELD_ETCD_PREFIX, default /coreos.com/network)");
+  leases->add_option("--etcd-prefix", inv.etcd_prefix,
+                     "Prefix of flannel's keys (env FLANNELD_ETCD_PREFIX, default /coreos.com/network)");
   leases->add_option("--etcd-cafile", inv.etcd_cafile, "CA bundle for https endpoints (env FLANNELD_ETCD_CAFILE)");
   leases->add_option("--etcd-certfile", inv.etcd_certfile, "Client certificate (env FLANNELD_ETCD_CERTFILE)");
   leases->add_option("--etcd-keyfile", inv.etcd_keyfile, "Client certificate's key (env FLANNELD_ETCD_KEYFILE)");
@@ -150,9 +152,11 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
     int rc = app.exit(e, *ctx.out, *ctx.err);
     return rc == 0 ? kExitOk : kExitUsage;
   }
-  static const std::map<std::string, log::Level> kLevels = {
-      {"debug", log::Level::kDebug}, {"info", log::Level::kInfo}, {"warning", log::Level::kWarn},
-      {"error", log::Level::kError}, {"none", log::Level::kOff}};
+  static const std::map<std::string, log::Level> kLevels = {{"debug", log::Level::kDebug},
+                                                            {"info", log::Level::kInfo},
+                                                            {"warning", log::Level::kWarn},
+                                                            {"error", log::Level::kError},
+                                                            {"none", log::Level::kOff}};
   log::SetLevel(kLevels.at(log_level));
   if (inv.command == "del" && inv.netns.empty() && inv.container_id.empty()) {
     *ctx.err << "netiface del: NETNS is required unless --container-id is given\n";

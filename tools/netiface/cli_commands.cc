@@ -10,13 +10,13 @@
 #include "netiface/cli/attachments.h"
 #include "netiface/cli/ipam_ls.h"
 #include "netiface/cli/leases.h"
-#include "netiface/etcd/client.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
 #include "netiface/cni/result.h"
 #include "netiface/cni/runtime/runtime.h"
 #include "netiface/cni/skel.h"
 #include "netiface/cni/version.h"
+#include "netiface/etcd/client.h"
 
 namespace netiface::cli {
 namespace {
@@ -159,7 +159,8 @@ int RunVerb(const Invocation& inv, CliContext& ctx) {
       GcPlan plan = PlanGc(runtime.cache().List(), list.conf.name, gc, PathExists);
       if (inv.dry_run) {
         const bool gc_plugins = !list.conf.disable_gc && cni::VersionAtLeast(list.conf.cni_version, "1.1.0");
-        *ctx.out << (list.conf.disable_gc ? "disableGC is set: nothing would be done\n" : FormatGcPlan(plan, gc_plugins));
+        *ctx.out << (list.conf.disable_gc ? "disableGC is set: nothing would be done\n"
+                                          : FormatGcPlan(plan, gc_plugins));
         return kExitOk;
       }
       runtime.GcAttachments(list, plan.Stale(), plan.valid);

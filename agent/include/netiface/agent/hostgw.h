@@ -29,7 +29,8 @@ std::optional<PeerEntries> HostGwEntries(const Lease& peer, int uplink_ifindex, 
 
 // The backend acts in the network namespace current at this call (its netlink socket is opened here).
 // Throws cni::Error(kNetlink) when the socket cannot be opened.
-std::unique_ptr<Backend> MakeHostGwBackend(const Uplink& uplink, bool ipv6 = false, int protocol = kDefaultRouteProtocol);
+std::unique_ptr<Backend> MakeHostGwBackend(const Uplink& uplink, bool ipv6 = false,
+                                           int protocol = kDefaultRouteProtocol);
 
 // Deletes every IPv4 and IPv6 route of the main table carrying `protocol` (the cleanup command), in the
 // current network namespace. Returns how many were deleted.

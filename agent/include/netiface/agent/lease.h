@@ -17,7 +17,7 @@ inline constexpr std::string_view kDefaultPrefix = "/coreos.com/network";
 
 // A leased subnet: IPv4, optionally with an IPv6 subnet (dual stack).
 struct SubnetKey {
-  cni::IpNet v4;                   // network address and length
+  cni::IpNet v4;  // network address and length
   std::optional<cni::IpNet> v6;
   bool operator==(const SubnetKey&) const = default;
   auto operator<=>(const SubnetKey&) const = default;
@@ -39,9 +39,9 @@ std::optional<SubnetKey> SubnetKeyFromEtcdKey(std::string_view prefix, std::stri
 struct LeaseAttrs {
   std::optional<cni::IpAddr> public_ip;
   std::optional<cni::IpAddr> public_ipv6;
-  std::string backend_type;             // "host-gw", "vxlan", ...
-  nlohmann::json backend_data;          // null when none
-  nlohmann::json backend_v6_data;       // flanneld's BackendV6Data (dual-stack vxlan); null when none
+  std::string backend_type;        // "host-gw", "vxlan", ...
+  nlohmann::json backend_data;     // null when none
+  nlohmann::json backend_v6_data;  // flanneld's BackendV6Data (dual-stack vxlan); null when none
   bool operator==(const LeaseAttrs&) const = default;
 };
 // {"PublicIP":"192.0.2.1","PublicIPv6":null,"BackendType":"vxlan","BackendData":{"VNI":1,...}}: exactly
@@ -58,8 +58,8 @@ LeaseAttrs DecodeLeaseAttrs(std::string_view json_text);
 struct Lease {
   SubnetKey subnet;
   LeaseAttrs attrs;
-  int64_t etcd_lease = 0;     // the etcd lease the key is bound to
-  int64_t mod_revision = 0;   // the key's mod_revision: guards every later change of it
+  int64_t etcd_lease = 0;    // the etcd lease the key is bound to
+  int64_t mod_revision = 0;  // the key's mod_revision: guards every later change of it
   bool operator==(const Lease&) const = default;
 };
 

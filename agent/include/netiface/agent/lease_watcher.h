@@ -35,8 +35,7 @@ std::optional<LeaseEvent> ToLeaseEvent(std::string_view prefix, const etcd::Even
 class LeaseWatcher {
  public:
   // Starts the thread at once. `sink` is called from that thread, in order; it must not block for long.
-  LeaseWatcher(etcd::Client& client, Registry& registry, std::string prefix,
-               std::function<void(WatchUpdate)> sink);
+  LeaseWatcher(etcd::Client& client, Registry& registry, std::string prefix, std::function<void(WatchUpdate)> sink);
   ~LeaseWatcher();  // Stop()
   LeaseWatcher(const LeaseWatcher&) = delete;
   LeaseWatcher& operator=(const LeaseWatcher&) = delete;

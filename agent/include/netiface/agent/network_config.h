@@ -24,16 +24,16 @@ class ConfigError : public std::runtime_error {
 struct NetworkConfig {
   bool enable_ipv4 = true;
   bool enable_ipv6 = false;
-  cni::IpNet network;             // IPv4 cluster network (a network address), when enable_ipv4
-  int subnet_len = 0;             // defaulted as flanneld does
-  cni::IpAddr subnet_min;         // the network address of the lowest subnet a node may lease
-  cni::IpAddr subnet_max;         // ... of the highest
+  cni::IpNet network;                      // IPv4 cluster network (a network address), when enable_ipv4
+  int subnet_len = 0;                      // defaulted as flanneld does
+  cni::IpAddr subnet_min;                  // the network address of the lowest subnet a node may lease
+  cni::IpAddr subnet_max;                  // ... of the highest
   std::optional<cni::IpNet> ipv6_network;  // when enable_ipv6
   int ipv6_subnet_len = 0;
   cni::IpAddr ipv6_subnet_min;
   cni::IpAddr ipv6_subnet_max;
-  std::string backend_type;       // Backend.Type, lower-case; "udp" when Backend is missing (flanneld)
-  nlohmann::json backend;         // the Backend object as written (an empty object when missing)
+  std::string backend_type;  // Backend.Type, lower-case; "udp" when Backend is missing (flanneld)
+  nlohmann::json backend;    // the Backend object as written (an empty object when missing)
 };
 
 // Parses and validates <prefix>/config. Throws ConfigError.

@@ -21,14 +21,14 @@ struct Uplink {
   // IPv6 (dual stack): --public-ipv6, else the link's first global IPv6 address; nullopt when the link has
   // none (the daemon refuses EnableIPv6 then).
   std::optional<cni::IpAddr> public_ipv6;
-  std::optional<cni::IpNet> net;    // the link's address holding public_ip, with its prefix (DirectRouting)
-  std::optional<cni::IpNet> net6;   // ... holding public_ipv6
+  std::optional<cni::IpNet> net;   // the link's address holding public_ip, with its prefix (DirectRouting)
+  std::optional<cni::IpNet> net6;  // ... holding public_ipv6
 };
 
 struct UplinkQuery {
-  std::vector<std::string> ifaces;          // --iface, repeatable: a name or an address, first match wins
-  std::optional<cni::IpAddr> public_ip;     // --public-ip
-  std::optional<cni::IpAddr> public_ipv6;   // --public-ipv6 (must be an address of the chosen link)
+  std::vector<std::string> ifaces;         // --iface, repeatable: a name or an address, first match wins
+  std::optional<cni::IpAddr> public_ip;    // --public-ip
+  std::optional<cni::IpAddr> public_ipv6;  // --public-ipv6 (must be an address of the chosen link)
 };
 
 class UplinkError : public std::runtime_error {

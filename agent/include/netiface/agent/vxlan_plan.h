@@ -47,23 +47,23 @@ nlohmann::json VxlanBackendData(uint32_t vni, const std::string& vtep_mac);
 // This node as the plan sees it.
 struct VxlanLocal {
   uint32_t vni = 1;
-  int device_ifindex = 0;          // flannel.<VNI>
+  int device_ifindex = 0;  // flannel.<VNI>
   int uplink_ifindex = 0;
-  cni::IpNet uplink_net;           // the uplink's address with its prefix: DirectRouting's "same segment"
-  int device6_ifindex = 0;         // flannel-v6.<VNI>; 0: IPv6 is off
+  cni::IpNet uplink_net;                  // the uplink's address with its prefix: DirectRouting's "same segment"
+  int device6_ifindex = 0;                // flannel-v6.<VNI>; 0: IPv6 is off
   std::optional<cni::IpNet> uplink_net6;  // the uplink's IPv6 address with its prefix
   bool direct_routing = false;
-  int protocol = 78;               // the agent's route protocol
+  int protocol = 78;  // the agent's route protocol
 };
 
 // What one remote vxlan lease needs: either encapsulation (neighbour + FDB + onlink route through the
 // device) or, with DirectRouting and the peer on the uplink's own subnet, a plain route via its public IP.
 struct VxlanPeerPlan {
   bool direct = false;
-  cni::IpAddr neigh_ip;            // the peer's subnet address (network address of its subnet)
-  std::string mac;                 // the peer's VtepMAC
-  cni::IpAddr fdb_dst;             // the peer's public IP
-  nl::RouteSpec route;             // <subnet> via <subnet address> dev flannel.<VNI> onlink, or via public IP
+  cni::IpAddr neigh_ip;  // the peer's subnet address (network address of its subnet)
+  std::string mac;       // the peer's VtepMAC
+  cni::IpAddr fdb_dst;   // the peer's public IP
+  nl::RouteSpec route;   // <subnet> via <subnet address> dev flannel.<VNI> onlink, or via public IP
   bool operator==(const VxlanPeerPlan& o) const {
     return direct == o.direct && neigh_ip == o.neigh_ip && mac == o.mac && fdb_dst == o.fdb_dst &&
            route.dst == o.route.dst && route.gw == o.route.gw && route.ifindex == o.route.ifindex &&

@@ -19,8 +19,8 @@ struct ClientOptions {
   std::string ca_file;                 // https: CA bundle to verify the server ("" = system default)
   std::string cert_file;               // https: client certificate (mutual TLS), with key_file
   std::string key_file;
-  int connect_timeout_ms = 2000;       // per endpoint
-  int request_timeout_ms = 5000;       // a unary call, per endpoint
+  int connect_timeout_ms = 2000;  // per endpoint
+  int request_timeout_ms = 5000;  // a unary call, per endpoint
 };
 
 // Splits flanneld's --etcd-endpoints value ("http://a:2379,http://b:2379").

@@ -25,8 +25,7 @@ std::string RangeRequest(std::string_view key, std::string_view range_end, int64
 std::string PutRequest(std::string_view key, std::string_view value, int64_t lease);
 std::string DeleteRangeRequest(std::string_view key, std::string_view range_end = {});
 // /v3/kv/txn: if the key's mod_revision equals `mod_revision` (0: the key does not exist), put it.
-std::string PutIfModRevisionRequest(std::string_view key, std::string_view value, int64_t lease,
-                                    int64_t mod_revision);
+std::string PutIfModRevisionRequest(std::string_view key, std::string_view value, int64_t lease, int64_t mod_revision);
 // /v3/kv/txn: if the key's mod_revision equals `mod_revision`, delete it.
 std::string DeleteIfModRevisionRequest(std::string_view key, int64_t mod_revision);
 std::string LeaseGrantRequest(int64_t ttl_seconds);

@@ -37,7 +37,7 @@ struct WatchResponse {
   bool canceled = false;         // the server ended the watch (compaction, ...)
   int64_t compact_revision = 0;  // > 0 when canceled because the start revision was compacted
   std::string cancel_reason;
-  std::vector<Event> events;     // in revision order; every one of them matters
+  std::vector<Event> events;  // in revision order; every one of them matters
 };
 
 struct LeaseGrant {
@@ -47,7 +47,7 @@ struct LeaseGrant {
 
 struct LeaseTtl {
   int64_t id = 0;
-  int64_t ttl = -1;          // seconds left; -1 when the lease expired or never existed
+  int64_t ttl = -1;  // seconds left; -1 when the lease expired or never existed
   int64_t granted_ttl = 0;
 };
 

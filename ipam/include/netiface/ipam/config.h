@@ -23,8 +23,8 @@ const std::vector<std::string_view>& KnownCniArgs();
 
 // What every verb needs to find the store.
 struct StoreConfig {
-  std::string network;    // the network name: the folder under data_dir
-  std::string data_dir;   // ipam.dataDir, default kDefaultDataDir
+  std::string network;                          // the network name: the folder under data_dir
+  std::string data_dir;                         // ipam.dataDir, default kDefaultDataDir
   int lock_timeout_ms = kDefaultLockTimeoutMs;  // ipam.lockTimeoutMs
 };
 

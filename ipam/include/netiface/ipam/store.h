@@ -122,7 +122,7 @@ class Store {
   bool index_ready_ = false;
   bool index_trusted_ = false;
   bool scanned_ = false;
-  bool changed_ = false;  // the folder or the index changed since the last Commit
+  bool changed_ = false;        // the folder or the index changed since the last Commit
   bool stamp_removed_ = false;  // BeginChange removed the stamp in this Commit cycle
   bool index_dropped_ = false;  // YieldIndexSpace removed the index: not saved again by this object
 };

@@ -23,14 +23,14 @@ struct Attachment {
 
 // The config one plugin receives on stdin.
 struct NetConf {
-  nlohmann::json raw;             // the whole object, unknown keys included
-  std::string cni_version;        // "0.1.0" when absent (spec)
+  nlohmann::json raw;       // the whole object, unknown keys included
+  std::string cni_version;  // "0.1.0" when absent (spec)
   std::string name;
   std::string type;
-  nlohmann::json ipam;            // object, or null when absent
+  nlohmann::json ipam;  // object, or null when absent
   std::optional<Dns> dns;
-  nlohmann::json runtime_config;  // object (empty when absent)
-  nlohmann::json args;            // object (empty when absent)
+  nlohmann::json runtime_config;      // object (empty when absent)
+  nlohmann::json args;                // object (empty when absent)
   std::optional<Result> prev_result;  // parsed at cni_version
   // GC only: cni.dev/valid-attachments, or the older cni.dev/attachments. nullopt when neither is set.
   std::optional<std::vector<Attachment>> valid_attachments;

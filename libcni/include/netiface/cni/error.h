@@ -19,12 +19,12 @@ enum Code : int {
   kDecodeFailure = 6,
   kInvalidConfig = 7,
   kTryAgainLater = 11,
-  kNotAvailable = 50,          // STATUS: ADD cannot succeed now
-  kLimitedConnectivity = 51,   // STATUS: and existing containers may suffer
-  kNetlink = 100,              // the kernel refused a netlink request
-  kDelegateFailed = 101,       // a delegated plugin failed without a parsable error
-  kNatFailure = 102,           // nftables refused a ruleset change
-  kInternal = 999,             // anything unexpected (a std::exception that is not an Error)
+  kNotAvailable = 50,         // STATUS: ADD cannot succeed now
+  kLimitedConnectivity = 51,  // STATUS: and existing containers may suffer
+  kNetlink = 100,             // the kernel refused a netlink request
+  kDelegateFailed = 101,      // a delegated plugin failed without a parsable error
+  kNatFailure = 102,          // nftables refused a ruleset change
+  kInternal = 999,            // anything unexpected (a std::exception that is not an Error)
 };
 
 class Error : public std::runtime_error {

@@ -19,8 +19,8 @@
 namespace netiface::cni {
 
 struct ExecRequest {
-  std::string path;                          // absolute path of the executable
-  std::map<std::string, std::string> env;    // the complete environment of the child
+  std::string path;                        // absolute path of the executable
+  std::map<std::string, std::string> env;  // the complete environment of the child
   std::string stdin_data;
   // Start() only: with Stdin::kOnRelease the child starts at once but gets its stdin only at
   // Running::Release() (process.h). Waiting without Release() closes stdin unfed: the child reads no
@@ -82,10 +82,9 @@ struct DelegateConf {
 // Delegation from inside a plugin: run `type` (found in args.path) with this process's CNI
 // environment, CNI_COMMAND replaced by `command`, and `conf` as stdin.
 // DelegateAdd parses the result at conf.version.
-Result DelegateAdd(const std::string& type, const DelegateConf& conf, const CmdArgs& args,
-                   Exec& exec = DefaultExec());
-void Delegate(const std::string& command, const std::string& type, const DelegateConf& conf,
-              const CmdArgs& args, Exec& exec = DefaultExec());
+Result DelegateAdd(const std::string& type, const DelegateConf& conf, const CmdArgs& args, Exec& exec = DefaultExec());
+void Delegate(const std::string& command, const std::string& type, const DelegateConf& conf, const CmdArgs& args,
+              Exec& exec = DefaultExec());
 
 // A delegated call running in the background, so that a verb can overlap it with other work (ADD
 // creates links while IPAM allocates; DEL releases the reservation while the kernel waits ~20 ms to

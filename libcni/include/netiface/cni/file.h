@@ -31,8 +31,7 @@ enum class Sync { kProcessCrash, kPowerLoss };
 
 // Writes `data` to a temporary file in the same folder, renames it over `path`, and with kPowerLoss
 // fsyncs the file before and the folder after. Throws Error(kIoFailure) naming the path.
-void WriteFileAtomic(const std::string& path, const std::string& data, int mode = 0600,
-                     Sync sync = Sync::kPowerLoss);
+void WriteFileAtomic(const std::string& path, const std::string& data, int mode = 0600, Sync sync = Sync::kPowerLoss);
 
 // WriteFileAtomic in two steps, so that a caller can create the file while it still works out the
 // content: creating is the slow part on ext4 (the inode allocation). The constructor creates the

@@ -23,10 +23,10 @@ class IpAddr {
   bool is_v4() const noexcept;
   int bits() const noexcept { return is_v4() ? 32 : 128; }
   const uint8_t* bytes() const noexcept { return bytes_.data(); }  // 4 or 16 bytes, network order
-  std::string ToString() const;  // canonical (inet_ntop), as Go's net.IP.String()
+  std::string ToString() const;                                    // canonical (inet_ntop), as Go's net.IP.String()
 
-  IpAddr Next() const;  // +1, wrapping within the family
-  IpAddr Prev() const;  // -1, wrapping within the family
+  IpAddr Next() const;       // +1, wrapping within the family
+  IpAddr Prev() const;       // -1, wrapping within the family
   bool IsLinkLocal() const;  // 169.254/16, fe80::/10
 
   auto operator<=>(const IpAddr&) const = default;
@@ -48,8 +48,8 @@ class IpNet {
   const IpAddr& addr() const noexcept { return addr_; }
   int prefix_len() const noexcept { return len_; }
   int family() const noexcept { return addr_.family(); }
-  IpNet Network() const;        // host bits cleared
-  IpAddr LastAddr() const;      // all host bits set (broadcast for v4)
+  IpNet Network() const;    // host bits cleared
+  IpAddr LastAddr() const;  // all host bits set (broadcast for v4)
   bool Contains(const IpAddr& a) const;
   bool Overlaps(const IpNet& o) const;
   bool HasHostBits() const { return Network().addr() != addr_; }

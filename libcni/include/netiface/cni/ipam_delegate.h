@@ -36,8 +36,8 @@ class IpamDelegate {
  private:
   const CmdArgs& args_;
   std::string type_;
-  DelegateConf conf_;  // this plugin's stdin, which IPAM gets as it is
-  std::optional<PendingAdd> add_;          // reaped by its destructor, also when the verb threw
+  DelegateConf conf_;              // this plugin's stdin, which IPAM gets as it is
+  std::optional<PendingAdd> add_;  // reaped by its destructor, also when the verb threw
   std::optional<PendingDelegate> del_;
 };
 

@@ -27,8 +27,8 @@ enum class Stderr { kInherit, kCapture, kDiscard };
 enum class Placement { kSpread, kAsSpawned };
 
 struct SpawnSpec {
-  std::vector<std::string> argv;              // argv[0] is the executable's path; never empty
-  std::map<std::string, std::string> env;     // the complete environment of the child
+  std::vector<std::string> argv;           // argv[0] is the executable's path; never empty
+  std::map<std::string, std::string> env;  // the complete environment of the child
   std::string stdin_data;
   Stdin stdin_mode = Stdin::kNow;
   Stderr stderr_mode = Stderr::kInherit;
@@ -36,7 +36,7 @@ struct SpawnSpec {
 };
 
 struct ProcessOutput {
-  int exit_code = 0;        // the exit status, or 128 + the signal that killed the child
+  int exit_code = 0;  // the exit status, or 128 + the signal that killed the child
   std::string stdout_data;
   std::string stderr_data;  // Stderr::kCapture only
   long max_rss_kb = 0;      // peak RSS of the child and the descendants it reaped (wait4)
@@ -64,8 +64,7 @@ class Process {
   ProcessOutput Wait();
 
  private:
-  Process(pid_t pid, UniqueFd in_w, UniqueFd out_r, UniqueFd err_r, std::string input, std::string path,
-          bool held);
+  Process(pid_t pid, UniqueFd in_w, UniqueFd out_r, UniqueFd err_r, std::string input, std::string path, bool held);
   void Feed();
   void Pump(ProcessOutput& out);
 

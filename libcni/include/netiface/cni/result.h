@@ -16,10 +16,10 @@ namespace netiface::cni {
 struct Interface {
   std::string name;
   std::string mac;
-  std::string sandbox;       // netns path for a container-side interface, empty on the host
-  std::optional<int> mtu;    // 1.1.0+
-  std::string socket_path;   // 1.1.0+
-  std::string pci_id;        // 1.1.0+
+  std::string sandbox;      // netns path for a container-side interface, empty on the host
+  std::optional<int> mtu;   // 1.1.0+
+  std::string socket_path;  // 1.1.0+
+  std::string pci_id;       // 1.1.0+
   bool operator==(const Interface&) const = default;
 };
 
@@ -56,8 +56,8 @@ struct Result {
 
 // JSON of a Dns object as the spec writes it ({} when empty); parsing is lenient on missing keys.
 nlohmann::json DnsToJson(const Dns& d);
-Dns DnsFromJson(const nlohmann::json& j);       // throws Error(kDecodeFailure)
-Route RouteFromJson(const nlohmann::json& j);   // {dst, gw, ...}; throws Error(kDecodeFailure)
+Dns DnsFromJson(const nlohmann::json& j);      // throws Error(kDecodeFailure)
+Route RouteFromJson(const nlohmann::json& j);  // {dst, gw, ...}; throws Error(kDecodeFailure)
 nlohmann::json RouteToJson(const Route& r, std::string_view version);
 
 // Parses a result of the given spec version (0.1.0 .. 1.1.0). Throws Error(kDecodeFailure) when the

@@ -16,13 +16,13 @@ namespace netiface::cni {
 
 // What skel hands a verb: validated environment plus the parsed config.
 struct CmdArgs {
-  std::string command;       // ADD, DEL, CHECK, STATUS, GC
+  std::string command;  // ADD, DEL, CHECK, STATUS, GC
   std::string container_id;
-  std::string netns;         // may be empty for DEL, STATUS, GC
+  std::string netns;  // may be empty for DEL, STATUS, GC
   std::string ifname;
-  std::string args;          // raw CNI_ARGS
-  std::string path;          // CNI_PATH
-  std::string stdin_data;    // the exact bytes read
+  std::string args;        // raw CNI_ARGS
+  std::string path;        // CNI_PATH
+  std::string stdin_data;  // the exact bytes read
   NetConf conf;
 };
 

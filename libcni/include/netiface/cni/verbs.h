@@ -31,8 +31,8 @@ namespace detail {
 // `get(args)` yields something that dereferences to an Ops& and keeps it alive while the verb runs.
 template <typename Ops, typename Get>
 PluginFuncs Bind(Get get, Verbs<Ops> verbs) {
-  auto bind = [get](auto verb) -> std::function<decltype(verb(std::declval<const CmdArgs&>(),
-                                                              std::declval<Ops&>()))(const CmdArgs&)> {
+  auto bind = [get](auto verb)
+      -> std::function<decltype(verb(std::declval<const CmdArgs&>(), std::declval<Ops&>()))(const CmdArgs&)> {
     if (!verb) return nullptr;
     return [get, verb](const CmdArgs& args) {
       auto ops = get(args);

@@ -9,8 +9,8 @@
 namespace netiface::cni {
 
 // Every spec version this suite speaks, oldest first.
-inline constexpr std::array<std::string_view, 7> kSupportedVersions = {
-    "0.1.0", "0.2.0", "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"};
+inline constexpr std::array<std::string_view, 7> kSupportedVersions = {"0.1.0", "0.2.0", "0.3.0", "0.3.1",
+                                                                       "0.4.0", "1.0.0", "1.1.0"};
 inline constexpr std::string_view kCurrentVersion = "1.1.0";
 
 struct SpecVersion {

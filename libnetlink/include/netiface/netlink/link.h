@@ -15,14 +15,14 @@ class NetNs;
 struct LinkInfo {
   int index = 0;
   std::string name;
-  std::string kind;        // "veth", "bridge", ... ("" for a plain device)
-  std::string mac;         // "aa:bb:cc:dd:ee:ff"
+  std::string kind;  // "veth", "bridge", ... ("" for a plain device)
+  std::string mac;   // "aa:bb:cc:dd:ee:ff"
   int mtu = 0;
-  bool admin_up = false;   // IFF_UP
-  bool oper_up = false;    // operstate UP (or UNKNOWN with IFF_RUNNING)
-  int master_index = 0;    // 0 when not enslaved
-  int peer_index = 0;      // IFLA_LINK: a veth's peer index (in the peer's namespace)
-  bool hairpin = false;    // bridge port hairpin mode (only meaningful on an enslaved link)
+  bool admin_up = false;  // IFF_UP
+  bool oper_up = false;   // operstate UP (or UNKNOWN with IFF_RUNNING)
+  int master_index = 0;   // 0 when not enslaved
+  int peer_index = 0;     // IFLA_LINK: a veth's peer index (in the peer's namespace)
+  bool hairpin = false;   // bridge port hairpin mode (only meaningful on an enslaved link)
   bool promisc = false;
 };
 
@@ -34,14 +34,14 @@ std::vector<LinkInfo> ListLinks(Socket& s);
 bool DeleteLink(Socket& s, const std::string& name);
 
 struct VethSpec {
-  std::string name;              // this end: created in the socket's namespace
-  std::string peer_name;         // the other end: created directly in peer_ns
+  std::string name;                // this end: created in the socket's namespace
+  std::string peer_name;           // the other end: created directly in peer_ns
   const NetNs* peer_ns = nullptr;  // nullptr: same namespace as `name`
-  int mtu = 0;                   // 0: kernel default
-  int num_queues = 1;            // tx and rx queues of both ends
-  std::string mac;               // "" = kernel's choice
-  std::string peer_mac;          // "" = kernel's choice
-  int master_index = 0;          // > 0: `name` is enslaved to this link in the same request
+  int mtu = 0;                     // 0: kernel default
+  int num_queues = 1;              // tx and rx queues of both ends
+  std::string mac;                 // "" = kernel's choice
+  std::string peer_mac;            // "" = kernel's choice
+  int master_index = 0;            // > 0: `name` is enslaved to this link in the same request
 };
 // One RTM_NEWLINK request; never creates-then-moves. Throws cni::Error(kNetlink) on failure; its
 // sys_errno() is EEXIST when either name is taken (nothing is left behind then).

@@ -10,14 +10,14 @@
 namespace netiface::nl {
 
 struct RouteSpec {
-  cni::IpNet dst;                   // network (host bits are cleared by the kernel's rules: pass a network)
+  cni::IpNet dst;  // network (host bits are cleared by the kernel's rules: pass a network)
   std::optional<cni::IpAddr> gw;
-  int ifindex = 0;                  // output interface (0: let the kernel pick from gw)
-  int scope = -1;                   // RT_SCOPE_*; -1: universe with gw, link without
-  bool onlink = false;              // RTNH_F_ONLINK
-  std::optional<cni::IpAddr> src;   // preferred source
-  int table = 0;                    // 0: main
-  int priority = 0;                 // metric
+  int ifindex = 0;                 // output interface (0: let the kernel pick from gw)
+  int scope = -1;                  // RT_SCOPE_*; -1: universe with gw, link without
+  bool onlink = false;             // RTNH_F_ONLINK
+  std::optional<cni::IpAddr> src;  // preferred source
+  int table = 0;                   // 0: main
+  int priority = 0;                // metric
   int mtu = 0;
   int advmss = 0;
   // RTPROT_*; 0: RTPROT_BOOT on add and any protocol on delete. Non-zero: set on add, and a delete

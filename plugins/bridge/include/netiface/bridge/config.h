@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "netiface/cni/mac.h"
 #include "netiface/cni/config.h"
+#include "netiface/cni/mac.h"
 #include "netiface/cni/result.h"
 
 namespace netiface::bridge {
@@ -14,20 +14,20 @@ namespace netiface::bridge {
 inline constexpr std::string_view kDefaultBridgeName = "cni0";
 
 struct Config {
-  std::string network;       // the network name (NetConf name)
+  std::string network;  // the network name (NetConf name)
   std::string cni_version;
   std::string bridge{kDefaultBridgeName};
-  bool is_gateway = false;          // true also when is_default_gateway
+  bool is_gateway = false;  // true also when is_default_gateway
   bool is_default_gateway = false;
   bool force_address = false;
-  int mtu = 0;                      // 0: kernel default
+  int mtu = 0;  // 0: kernel default
   bool hairpin = false;
   bool promisc = false;
   bool ip_masq = false;
-  std::string ip_masq_backend;      // accepted for compatibility; the nat library picks nftables
+  std::string ip_masq_backend;  // accepted for compatibility; the nat library picks nftables
   bool enable_dad = false;
-  std::string ipam_type;            // "" = no IPAM (layer 2 only)
-  std::optional<cni::Dns> dns;      // set and non-empty: replaces the IPAM result's DNS
+  std::string ipam_type;        // "" = no IPAM (layer 2 only)
+  std::optional<cni::Dns> dns;  // set and non-empty: replaces the IPAM result's DNS
 };
 
 // Reads the keys from conf.raw. Unknown keys are ignored. Throws cni::Error(kInvalidConfig) naming the key

@@ -17,14 +17,14 @@ inline constexpr std::string_view kDefaultDataDir = "/var/lib/cni/flannel";
 
 struct Config {
   std::string name;
-  std::string cni_version;          // the parsed version ("0.1.0" when absent)
-  bool has_cni_version = false;     // the key was present in the config
+  std::string cni_version;       // the parsed version ("0.1.0" when absent)
+  bool has_cni_version = false;  // the key was present in the config
   std::string subnet_file{kDefaultSubnetFile};
   std::string data_dir{kDefaultDataDir};
   nlohmann::json delegate = nlohmann::json::object();  // the user's "delegate" object
-  nlohmann::json ipam;              // the user's "ipam" object, or null
-  nlohmann::json runtime_config;    // object, empty when absent
-  nlohmann::json raw;               // the whole config (GC's attachment lists are copied from it)
+  nlohmann::json ipam;                                 // the user's "ipam" object, or null
+  nlohmann::json runtime_config;                       // object, empty when absent
+  nlohmann::json raw;                                  // the whole config (GC's attachment lists are copied from it)
 };
 
 // Throws cni::Error(kInvalidConfig) naming the key: subnetFile/dataDir not strings, delegate or ipam

@@ -12,8 +12,8 @@
 namespace netiface::flannel {
 
 struct SavedConfig {
-  nlohmann::json conf;               // the delegate config; null when the file did not parse
-  std::string path;                  // the file it came from
+  nlohmann::json conf;  // the delegate config; null when the file did not parse
+  std::string path;     // the file it came from
 };
 
 // Our file for (container ID, ifname), else the reference plugin's file for the container ID; nullopt

@@ -16,7 +16,7 @@ struct CheckExpectation {
   std::string host_veth;
   std::string ifname;
   std::string netns;
-  std::string container_mac;          // lower-case
+  std::string container_mac;  // lower-case
   int mtu = kDefaultMtu;
   std::vector<cni::IpNet> addresses;  // the prevResult IPs on the container interface
   std::vector<cni::Route> routes;     // the prevResult routes

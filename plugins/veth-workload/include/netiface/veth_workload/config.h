@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "netiface/cni/mac.h"
 #include "netiface/cni/config.h"
 #include "netiface/cni/ip.h"
+#include "netiface/cni/mac.h"
 #include "netiface/cni/result.h"
 #include "netiface/cni/skel.h"
 
@@ -25,9 +25,9 @@ inline constexpr size_t kMinHashDigits = 4;
 inline constexpr size_t kMaxLinkName = 15;
 
 struct Config {
-  std::string network;            // NetConf name
+  std::string network;  // NetConf name
   std::string cni_version;
-  nlohmann::json ipam;            // the "ipam" object (non-empty "type")
+  nlohmann::json ipam;  // the "ipam" object (non-empty "type")
   std::string ipam_type;
   int mtu = kDefaultMtu;
   int num_queues = 1;
@@ -40,8 +40,8 @@ struct Config {
   bool feature_ip_addrs_no_ipam = false;  // featureControl.ipAddrsNoIpam
   bool feature_floating_ips = false;      // featureControl.floatingIps
   bool ip_masq = false;
-  nlohmann::json ip_masq_backend;    // accepted whatever it is; nftables is the only backend
-  std::optional<cni::Dns> dns;       // set and non-empty: replaces the IPAM result's DNS
+  nlohmann::json ip_masq_backend;  // accepted whatever it is; nftables is the only backend
+  std::optional<cni::Dns> dns;     // set and non-empty: replaces the IPAM result's DNS
 };
 
 // Reads veth-workload's keys from conf.raw; unknown keys are ignored. Throws
@@ -75,10 +75,10 @@ Identity ParseIdentity(const cni::CmdArgs& args, const std::string& node);
 
 // What ADD is asked for beyond the config.
 struct AddRequest {
-  std::string mac;                              // lower-case, "" = kernel's choice
+  std::string mac;                                          // lower-case, "" = kernel's choice
   std::optional<std::vector<cni::IpNet>> ip_addrs_no_ipam;  // set: IPAM is bypassed
-  std::vector<cni::IpAddr> floating_ips;        // external addresses mapped to the pod
-  bool requests_ips = false;                    // CNI_ARGS IP, args.cni.ips or runtimeConfig.ips
+  std::vector<cni::IpAddr> floating_ips;                    // external addresses mapped to the pod
+  bool requests_ips = false;                                // CNI_ARGS IP, args.cni.ips or runtimeConfig.ips
 };
 
 // MAC: runtimeConfig.mac, else args.cni.mac, else CNI_ARGS MAC= (unicast, not all-zero).

@@ -25,7 +25,7 @@ namespace netiface::veth_workload {
 inline constexpr int kStoreLockTimeoutMs = 10000;
 
 struct EndpointRecord {
-  std::string name;           // EndpointName()
+  std::string name;  // EndpointName()
   std::string network;
   std::string node;
   std::string orchestrator;   // "k8s" or "cni"

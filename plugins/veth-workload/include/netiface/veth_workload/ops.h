@@ -4,7 +4,6 @@
 #pragma once
 
 #include <functional>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,10 +22,10 @@ namespace netiface::veth_workload {
 struct Observed {
   bool netns_exists = false;
   std::optional<nl::LinkInfo> container_link;
-  std::vector<cni::IpNet> container_addresses;   // on container_link
-  std::vector<nl::RouteInfo> container_routes;   // main table of the container, both families
+  std::vector<cni::IpNet> container_addresses;  // on container_link
+  std::vector<nl::RouteInfo> container_routes;  // main table of the container, both families
   std::optional<nl::LinkInfo> host_link;
-  std::vector<nl::RouteInfo> host_routes;        // main-table host routes through host_link
+  std::vector<nl::RouteInfo> host_routes;  // main-table host routes through host_link
   std::vector<std::pair<std::string, std::optional<std::string>>> host_sysctls;  // key, value (nullopt: missing)
 };
 

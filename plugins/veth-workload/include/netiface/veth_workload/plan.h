@@ -23,7 +23,7 @@ inline constexpr std::string_view kGatewayV6 = "fe80::ecee:eeff:feee:eeee";
 inline constexpr int kMinMtuV6 = 1280;
 
 struct Sysctl {
-  std::string key;    // '/'-separated under /proc/sys
+  std::string key;  // '/'-separated under /proc/sys
   std::string value;
   bool optional = false;  // a missing key is only logged (e.g. IPv6 compiled out)
   bool operator==(const Sysctl&) const = default;
@@ -47,13 +47,13 @@ struct Plan {
   std::vector<cni::IpNet> addresses;  // /32 and /128, in IPAM order
   std::vector<cni::IpNet> subnets;    // the same addresses with the prefix IPAM gave
   bool has_v4 = false, has_v6 = false;
-  std::vector<Sysctl> container_link_sysctls;   // before the links go up, while IPAM runs
-  std::vector<Sysctl> host_link_sysctls;        //   (they need no address)
-  std::vector<Sysctl> container_sysctls;        // once the addresses are known
-  std::vector<PlannedRoute> container_routes;   // in order: 169.254.1.1/32 scope link first
-  std::vector<Sysctl> host_sysctls;             // everything CHECK expects on the host veth
-  std::vector<cni::IpNet> host_routes;          // <ip>/32|128 dev <host veth> scope link
-  bool nat = false;                             // nat_spec has rules to install
+  std::vector<Sysctl> container_link_sysctls;  // before the links go up, while IPAM runs
+  std::vector<Sysctl> host_link_sysctls;       //   (they need no address)
+  std::vector<Sysctl> container_sysctls;       // once the addresses are known
+  std::vector<PlannedRoute> container_routes;  // in order: 169.254.1.1/32 scope link first
+  std::vector<Sysctl> host_sysctls;            // everything CHECK expects on the host veth
+  std::vector<cni::IpNet> host_routes;         // <ip>/32|128 dev <host veth> scope link
+  bool nat = false;                            // nat_spec has rules to install
   nat::Spec nat_spec;
   cni::Dns dns;
 };

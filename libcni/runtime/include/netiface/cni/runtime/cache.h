@@ -26,8 +26,8 @@ struct CacheEntry {
   std::string container_id;
   std::string ifname;
   std::string network_name;
-  std::string netns;              // "" when unknown (entries written by libcni before 1.2)
-  std::string config;             // the exact conflist bytes the attachment was added with
+  std::string netns;   // "" when unknown (entries written by libcni before 1.2)
+  std::string config;  // the exact conflist bytes the attachment was added with
   ArgPairs cni_args;
   nlohmann::json capability_args;  // object, or null when none
   nlohmann::json result;           // the final ADD result as the plugin printed it, or null
@@ -56,8 +56,7 @@ class ResultCache {
   const std::string& dir() const { return dir_; }
   // <dir>/results/<network>-<containerID>-<ifname>. Throws Error(kInvalidConfig) when a part is
   // empty or contains '/' (it would leave the results folder).
-  std::string PathFor(const std::string& network, const std::string& container_id,
-                      const std::string& ifname) const;
+  std::string PathFor(const std::string& network, const std::string& container_id, const std::string& ifname) const;
 
   // Creates <dir>/results (0700) if needed and replaces the entry atomically (0600).
   // Throws Error(kIoFailure).
@@ -67,8 +66,7 @@ class ResultCache {
   std::optional<CacheEntry> Read(const std::string& network, const std::string& container_id,
                                  const std::string& ifname) const;
   // Returns false when there was no entry. Throws Error(kIoFailure) on other failures.
-  bool Remove(const std::string& network, const std::string& container_id,
-              const std::string& ifname) const;
+  bool Remove(const std::string& network, const std::string& container_id, const std::string& ifname) const;
   // Every readable cniCacheV1 entry (sorted by file name), like libcni's GetCachedAttachments:
   // entries that cannot be parsed, legacy ones, those without ifName or networkName and
   // WriteFileAtomic temporaries (*.tmp-*) are skipped. `container_id` non-empty keeps only that container's entries.

@@ -42,9 +42,9 @@ NetworkConfigList LoadNetworkConfigList(const std::string& dir, const std::strin
 // What the runtime knows about one attachment.
 struct RuntimeConf {
   std::string container_id;
-  std::string netns;    // may be empty for DEL
+  std::string netns;  // may be empty for DEL
   std::string ifname = "eth0";
-  ArgPairs args;        // CNI_ARGS pairs, in order
+  ArgPairs args;  // CNI_ARGS pairs, in order
   nlohmann::json capability_args = nlohmann::json::object();
 };
 
@@ -59,9 +59,8 @@ std::string JoinArgPairs(const ArgPairs& args);
 // list's, "prevResult" when `prev_result` is not null, "runtimeConfig" replaced by the capability
 // arguments the plugin declares (capabilities[k] == true) and the runtime supplied (only when at least
 // one matches; otherwise the plugin's own runtimeConfig is left as it is), and "capabilities" removed.
-nlohmann::json BuildPluginConfig(const nlohmann::json& plugin, const std::string& name,
-                                 const std::string& cni_version, const nlohmann::json& prev_result,
-                                 const nlohmann::json& capability_args);
+nlohmann::json BuildPluginConfig(const nlohmann::json& plugin, const std::string& name, const std::string& cni_version,
+                                 const nlohmann::json& prev_result, const nlohmann::json& capability_args);
 
 // The complete environment of one plugin call: `base` without any CNI_* variable, plus CNI_COMMAND,
 // CNI_CONTAINERID, CNI_NETNS, CNI_IFNAME, CNI_ARGS and CNI_PATH (empty strings for the attachment
@@ -96,10 +95,10 @@ class PluginError : public Error {
 };
 
 struct RuntimeOptions {
-  std::string cni_path;                          // ':'-separated folders with the plugins
+  std::string cni_path;  // ':'-separated folders with the plugins
   std::string cache_dir = std::string(kDefaultCacheDir);
-  std::map<std::string, std::string> base_env;   // environment every plugin inherits (PATH, ...)
-  Exec* exec = nullptr;                          // nullptr: DefaultExec()
+  std::map<std::string, std::string> base_env;  // environment every plugin inherits (PATH, ...)
+  Exec* exec = nullptr;                         // nullptr: DefaultExec()
 };
 
 class Runtime {
@@ -144,8 +143,8 @@ class Runtime {
   // Runs one plugin; returns its stdout as JSON. Plugin failures become PluginError.
   nlohmann::json Call(const std::string& command, const nlohmann::json& plugin, const NetworkConfigList& list,
                       const nlohmann::json& prev_result, const RuntimeConf& rt);
-  nlohmann::json CallWithConfig(const std::string& command, const std::string& type,
-                                const nlohmann::json& conf, const RuntimeConf& rt);
+  nlohmann::json CallWithConfig(const std::string& command, const std::string& type, const nlohmann::json& conf,
+                                const RuntimeConf& rt);
   // The two halves of GC: DEL of each stale cached attachment, and GC to every plugin (from 1.1.0 on)
   // with `valid` as cni.dev/valid-attachments (omitted when nullopt). Failures are appended.
   void DelStale(const NetworkConfigList& list, const std::vector<CacheEntry>& stale,
@@ -153,8 +152,7 @@ class Runtime {
   void GcPlugins(const NetworkConfigList& list, const std::optional<std::vector<Attachment>>& valid,
                  std::vector<std::exception_ptr>& failures);
   // DELs the first `count` plugins, newest first, after a failed ADD; failures are only logged.
-  void Rollback(const NetworkConfigList& list, size_t count, const nlohmann::json& last_result,
-                const RuntimeConf& rt);
+  void Rollback(const NetworkConfigList& list, size_t count, const nlohmann::json& last_result, const RuntimeConf& rt);
 
   RuntimeOptions opts_;
   ResultCache cache_;
