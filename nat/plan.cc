@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "netiface/cni/error.h"
+#include "portmap_plan.h"
 
 namespace netiface::nat {
 namespace {
@@ -66,6 +67,7 @@ bool IsOurChain(const std::string& name) {
 std::string Unknown(const nlohmann::json& j) { return "?" + j.dump(); }
 
 std::string ValueFromJson(const nlohmann::json& v) {
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) return std::to_string(v.get<int64_t>());  // a port
   if (v.is_string()) {
     auto a = cni::IpAddr::Parse(v.get<std::string>());
     return a ? a->ToString() : Unknown(v);
@@ -138,6 +140,7 @@ std::string StatementFromJson(const nlohmann::json& s) {
              val["family"].is_string() && val.contains("addr")) {
     return key + " " + val["family"].get<std::string>() + " to " + ValueFromJson(val["addr"]);
   }
+  if (auto portmap = PortMapStatementFromJson(s)) return *portmap;
   return Unknown(s);
 }
 
@@ -155,6 +158,9 @@ const std::vector<ChainDef>& Chains() {
       {"postrouting", "type nat hook postrouting priority srcnat; policy accept;"},
       {"cluster_postrouting", "type nat hook postrouting priority srcnat; policy accept;"},
       {"cluster_forward", "type filter hook forward priority filter; policy accept;"},
+      {"portmap_prerouting", "type nat hook prerouting priority dstnat; policy accept;"},
+      {"portmap_output", "type nat hook output priority -100; policy accept;"},
+      {"portmap_postrouting", "type nat hook postrouting priority srcnat; policy accept;"},
   };
   return kChains;
 }
@@ -180,12 +186,18 @@ void ValidateTag(const Tag& tag) {
 }
 
 std::string NetworkCommentPrefix(const std::string& network) {
-  std::string key = network.size() <= kMaxNetworkInComment ? network : "#" + Sha256Hex(network, 16);
-  return std::string(kCommentPrefix) + key + ":";
+  return NetworkCommentPrefixWith(kCommentPrefix, network);
 }
 
-std::string TagComment(const Tag& tag) {
-  std::string prefix = NetworkCommentPrefix(tag.network);
+std::string NetworkCommentPrefixWith(std::string_view kind, const std::string& network) {
+  std::string key = network.size() <= kMaxNetworkInComment ? network : "#" + Sha256Hex(network, 16);
+  return std::string(kind) + key + ":";
+}
+
+std::string TagComment(const Tag& tag) { return TagCommentWith(kCommentPrefix, tag); }
+
+std::string TagCommentWith(std::string_view kind, const Tag& tag) {
+  std::string prefix = NetworkCommentPrefixWith(kind, tag.network);
   std::string attachment = tag.container_id + ":" + tag.ifname;
   if (prefix.size() + attachment.size() > kMaxComment) {
     attachment = "#" + Sha256Hex(tag.container_id + "\n" + tag.ifname, 32);

@@ -9,6 +9,9 @@
 //     chain postrouting          type nat hook postrouting priority srcnat       masquerade
 //     chain cluster_postrouting  type nat hook postrouting priority srcnat       the agent's masquerade
 //     chain cluster_forward      type filter hook forward  priority filter       the agent's forward accepts
+//     chain portmap_prerouting   type nat hook prerouting  priority dstnat       published ports (portmap.h)
+//     chain portmap_output       type nat hook output      priority -100         published ports, the host's own
+//     chain portmap_postrouting  type nat hook postrouting priority srcnat       hairpin/localhost masquerade
 // The cluster chains hold only the node agent's rules (PlanClusterRules), the others only attachments'.
 // Every rule carries the comment TagComment(tag). A chain exists only while it holds rules, the table
 // only while it holds chains.
@@ -51,6 +54,9 @@ void ValidateTag(const Tag& tag);
 std::string TagComment(const Tag& tag);
 // The comment prefix shared by every rule of `network` ("netiface:<network>:").
 std::string NetworkCommentPrefix(const std::string& network);
+// The same two under another prefix `kind` (at most 24 characters; the port mappings' "netiface-portmap:").
+std::string TagCommentWith(std::string_view kind, const Tag& tag);
+std::string NetworkCommentPrefixWith(std::string_view kind, const std::string& network);
 
 // One rule of one attachment. `body` is nft syntax without the comment; it is also the rule's
 // signature: RuleBodyFromJson renders a listed rule the same way.
