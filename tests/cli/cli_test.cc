@@ -119,6 +119,26 @@ TEST_F(CliTest, AddPrintsTheResultAndUsesTheEnvironment) {
   EXPECT_TRUE(cni::ResultCache(fake_.cache_dir()).Read("clinet", "cnitool-8ae22670664f2caaa6b3", "net1"));
 }
 
+TEST_F(CliTest, CapabilityFlagsReachRuntimeConfig) {
+  auto r = Run({"add", "clinet", "/run/netns/test", "--mac", "0a:00:00:00:00:08", "-p", "8080:80"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  auto calls = fake_.Calls();
+  ASSERT_EQ(calls.size(), 2u);
+  // Only the capabilities a plugin declares reach it: the second one declares mac, neither portMappings.
+  EXPECT_EQ(calls[1].stdin_json["runtimeConfig"], json({{"mac", "0a:00:00:00:00:08"}}));
+  // The flags' arguments are cached with the attachment, so that DEL passes them again.
+  auto cached = cni::ResultCache(fake_.cache_dir()).Read("clinet", "cnitool-8ae22670664f2caaa6b3", "eth0");
+  ASSERT_TRUE(cached);
+  EXPECT_EQ(cached->capability_args["portMappings"][0]["hostPort"], 8080);
+}
+
+TEST_F(CliTest, CapabilityFlagAndCapArgsOnOneKeyIsUsage) {
+  env_["CAP_ARGS"] = R"({"mac":"0a:00:00:00:00:07"})";
+  EXPECT_EQ(Run({"add", "clinet", "/run/netns/test", "--mac", "0a:00:00:00:00:08"}).code, kExitUsage);
+  EXPECT_EQ(Run({"add", "clinet", "/run/netns/test", "-p", "80"}).code, kExitUsage);
+  EXPECT_TRUE(fake_.Calls().empty());
+}
+
 TEST_F(CliTest, FlagsOverrideTheEnvironment) {
   env_["CNI_IFNAME"] = "net1";
   env_["NETCONFPATH"] = "/nonexistent";

@@ -20,7 +20,7 @@ constexpr char kFooter[] =
     "Exit codes: 0 ok, 1 a plugin failed or could not run (code and msg on stderr), 2 usage, 3 network\n"
     "not found or unusable, 4 local failure (cache, data dir). See tools/netiface/README.md.";
 
-std::string EnvOr(const CliContext& ctx, const char* name, std::string fallback) {
+std::string EnvOr(const CliContext& ctx, const char* name, const std::string& fallback) {
   auto it = ctx.env.find(name);
   return it != ctx.env.end() && !it->second.empty() ? it->second : fallback;
 }
@@ -39,6 +39,15 @@ void AddAttachmentOptions(CLI::App* sub, Invocation& inv) {
                   "Container ID (default: cnitool's rule, \"cnitool-\" + 20 hex of SHA-512 of the netns path)");
   sub->add_option("--args", inv.args, "CNI_ARGS \"K=V;K=V\" (env CNI_ARGS)");
   sub->add_option("--cap-args", inv.cap_args, "Capability arguments as a JSON object (env CAP_ARGS)");
+  CapFlags& f = inv.cap_flags;
+  sub->add_option("-p,--publish", f.publish,
+                  "portMappings: [HOSTIP:]HOSTPORT:CONTAINERPORT[/tcp|udp|sctp], IPv6 HOSTIP in [] (repeatable)");
+  sub->add_option("--ingress-rate", f.ingress_rate, "bandwidth.ingressRate, bits per second");
+  sub->add_option("--ingress-burst", f.ingress_burst, "bandwidth.ingressBurst, bits");
+  sub->add_option("--egress-rate", f.egress_rate, "bandwidth.egressRate, bits per second");
+  sub->add_option("--egress-burst", f.egress_burst, "bandwidth.egressBurst, bits");
+  sub->add_option("--mac", f.mac, "mac: the container interface's MAC address (tuning, bridge)");
+  sub->add_option("--ip", f.ips, "ips: an address to request, ADDRESS[/PREFIX] (host-local; repeatable)");
 }
 
 }  // namespace

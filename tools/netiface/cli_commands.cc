@@ -35,13 +35,15 @@ cni::RuntimeConf BuildRuntimeConf(const Invocation& inv) {
   rt.container_id = !inv.container_id.empty() ? inv.container_id : ContainerIdFromNetns(rt.netns);
   rt.ifname = inv.ifname;
   rt.args = cni::ParseArgPairs(inv.args);
+  json caps = json::object();
   if (!inv.cap_args.empty()) {
-    json caps = json::parse(inv.cap_args, nullptr, false);
+    caps = json::parse(inv.cap_args, nullptr, false);
     if (caps.is_discarded() || !caps.is_object()) {
       throw cni::Error(cni::kInvalidEnv, "CAP_ARGS must be a JSON object", inv.cap_args);
     }
-    rt.capability_args = std::move(caps);
   }
+  caps = MergeCapFlags(std::move(caps), inv.cap_flags);
+  if (!caps.empty()) rt.capability_args = std::move(caps);
   cni::ValidateContainerId(rt.container_id);
   cni::ValidateIfname(rt.ifname);
   return rt;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "netiface/cli/cap_flags.h"
 #include "netiface/cli/cli.h"
 
 namespace netiface::cli {
@@ -20,6 +21,7 @@ struct Invocation {
   std::string container_id;        // "" = derived from netns
   std::string args;                // CNI_ARGS text
   std::string cap_args;            // CAP_ARGS JSON text
+  CapFlags cap_flags;              // --publish, --ingress-rate, --mac, --ip ...: merged into cap_args
   std::vector<std::string> valid;  // gc: CID[/IFNAME]
   std::string valid_file;          // gc: a file of CID[/IFNAME] lines
   bool live = false;               // gc: an attachment whose netns exists is valid
