@@ -180,7 +180,7 @@ class Daemon {
       acquire_backoff_.Reset();
       out_of_subnets_ = false;
       log::Info("leased {} (etcd lease {:x}, TTL {} s)", Describe(l.subnet), l.etcd_lease, o_.lease_ttl_s);
-      OnLease(std::move(l));
+      OnLease(l);
     } catch (const OutOfSubnets& e) {
       auto wait = acquire_backoff_.Next();
       if (!out_of_subnets_) log::Error("{}; retrying (and whenever a lease goes)", e.what());
@@ -193,7 +193,7 @@ class Daemon {
     }
   }
 
-  void OnLease(Lease l) {
+  void OnLease(const Lease& l) {
     bool moved = !own_subnet_ || *own_subnet_ != l.subnet;
     own_ = l;
     hint_ = l.subnet;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds the shipped configuration (static runtime) and a
-# sanitizer configuration (ASan + UBSan, warnings are errors there only), and runs the whole ctest suite against
-# each: unit tests everywhere, privileged tests (root: throw-away network namespaces) and the podman
-# end-to-end test.
+# sanitizer configuration (ASan + UBSan, warnings are errors there only), lints (scripts/lint.sh: every file's
+# layout, clang-tidy on what changed) and runs the whole ctest suite against each: unit tests everywhere,
+# privileged tests (root: throw-away network namespaces) and the podman end-to-end test.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$NETIFACE_ROOT"
@@ -18,6 +18,9 @@ build_tree build-asan -DCMAKE_BUILD_TYPE=Debug -DNETIFACE_SANITIZE=ON -DNETIFACE
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
+# Layout of every C++ file (.clang-format) and clang-tidy on the product files changed since origin/main.
+echo "== lint"
+bash scripts/lint.sh --build build || status=1
 echo "== tests: release build"
 ctest --test-dir build --output-on-failure --timeout 600 || status=1
 echo "== tests: ASan + UBSan build"

@@ -271,7 +271,7 @@ TEST(ResultTest, DnsAndRouteHelpers) {
   EXPECT_EQ(RouteToJson(r, "1.1.0"), R"({"dst": "10.0.0.0/8", "gw": "10.0.0.1", "mtu": 1300, "scope": 253})"_json);
 }
 
-// The reference's exact bytes (baseline.md section 6a and 6c).
+// The reference bridge's exact bytes for this result, as captured from its stdout.
 TEST(PrintJsonTest, MatchesReferenceBridgeOutput) {
   Result r;
   r.interfaces = {{"cni-bench0", "ca:72:c5:53:d4:66", "", std::nullopt, "", ""},
