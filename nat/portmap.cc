@@ -23,8 +23,12 @@ bool RemovePortMap(const Tag& tag) {
   return RemoveGroup(PortMapComment(tag), "cannot remove port mappings of " + Describe(tag));
 }
 
+std::vector<std::string> MissingPortMapRules(const PortMapSpec& spec) {
+  return MissingGroupRules(PortMapComment(spec.tag), PlanPortMapRules(spec));
+}
+
 void VerifyPortMap(const PortMapSpec& spec) {
-  std::vector<std::string> missing = MissingGroupRules(PortMapComment(spec.tag), PlanPortMapRules(spec));
+  std::vector<std::string> missing = MissingPortMapRules(spec);
   if (missing.empty()) return;
   std::string list;
   for (const auto& m : missing) list += (list.empty() ? "" : "; ") + m;

@@ -53,6 +53,8 @@ struct PortMapSpec {
 void ApplyPortMap(const PortMapSpec& spec);
 // Removes every port-mapping rule of the tag (and chains/table left empty). False when there was none.
 bool RemovePortMap(const Tag& tag);
+// The planned rules that are missing or changed, as "<chain>: <rule>"; empty when all are in place.
+std::vector<std::string> MissingPortMapRules(const PortMapSpec& spec);
 // Throws cni::Error(kNatFailure) naming every missing rule as "<chain>: <rule>".
 void VerifyPortMap(const PortMapSpec& spec);
 // Removes the port-mapping rules of `network` whose (container ID, ifname) is not in `valid`.
