@@ -8,6 +8,7 @@
 #include "netiface/netlink/socket.h"
 #include "netiface/netlink/sysctl.h"
 #include "netiface/portmap/config.h"
+#include "netiface/portmap/conntrack.h"
 
 namespace netiface::portmap {
 
@@ -32,5 +33,7 @@ Observed KernelOps::Observe(const nat::PortMapSpec& spec) { return {nat::Missing
 void KernelOps::Gc(const std::string& network, const std::vector<cni::Attachment>& valid) {
   nat::GcPortMap(network, valid);
 }
+
+void KernelOps::FlushUdpConntrack(const std::set<uint16_t>& host_ports) { portmap::FlushUdpConntrack(host_ports); }
 
 }  // namespace netiface::portmap

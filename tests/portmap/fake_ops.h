@@ -19,6 +19,7 @@ class FakeOps : public Ops {
   testing::FaultSteps faults;
   std::map<std::string, nat::PortMapSpec> rules;  // Key(tag) -> what Apply installed
   std::set<std::string> route_localnet;           // container addresses whose host side has it on
+  std::set<uint16_t> flushed;                     // UDP host ports whose conntrack entries were deleted
 
   void EnableRouteLocalnet(const cni::IpAddr& container) override {
     faults.Step("EnableRouteLocalnet", [&] { route_localnet.insert(container.ToString()); });
@@ -45,6 +46,9 @@ class FakeOps : public Ops {
       }
     }
     return o;
+  }
+  void FlushUdpConntrack(const std::set<uint16_t>& host_ports) override {
+    faults.Step("FlushUdpConntrack", [&] { flushed.insert(host_ports.begin(), host_ports.end()); });
   }
   void Gc(const std::string& network, const std::vector<cni::Attachment>& valid) override {
     faults.Step("Gc", [&] {

@@ -2,9 +2,9 @@
 // host-local, then portmap chained with prevResult), a container namespace with TCP and UDP listeners, an
 // "outside" namespace linked to the host. A client outside reaches the listeners through the host's
 // address; the host itself through 127.0.0.1 and through its address; the container through its own
-// published port (hairpin). CHECK passes, DEL leaves `nft -j list ruleset` exactly as before the ADD, and
-// GC and STATUS work (1.1.0), the result equals the reference portmap's on the same input (0.4.0, 1.0.0: it speaks
-// no 1.1.0). 0.4.0, 1.0.0 and 1.1.0.
+// published port (hairpin). DEL deletes the UDP flows' conntrack entries. CHECK passes, DEL leaves `nft -j list
+// ruleset` exactly as before the ADD, and GC and STATUS work (1.1.0), the result equals the reference portmap's on the
+// same input (0.4.0, 1.0.0: it speaks no 1.1.0). 0.4.0, 1.0.0 and 1.1.0.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -239,10 +239,14 @@ TEST_F(PortmapNetns, PublishedPortsCarryTrafficAndDelRestoresTheRuleset) {
       EXPECT_EQ(Ruleset(*host_), before);
     }
     // DEL needs no prevResult; twice is fine; the ruleset is what it was before the ADD.
+    // The UDP flows through 5353 have conntrack entries; DEL (which is handed the mappings) deletes them.
+    auto udp_entries = [&] { return host_->Sh("grep -c 'udp .* dport=5353 ' /proc/net/nf_conntrack").out; };
+    EXPECT_NE(udp_entries(), "0\n");
     for (int i = 0; i < 2; ++i) {
       auto d = Call(Bin("portmap"), "DEL", *host_, del);
       EXPECT_EQ(d.exit_code, 0) << d.out << d.err;
     }
+    EXPECT_EQ(udp_entries(), "0\n");
     EXPECT_EQ(Ruleset(*host_), before);
     {
       Listeners l(pod_->path());

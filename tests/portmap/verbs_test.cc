@@ -107,6 +107,19 @@ TEST(PortmapVerbs, DelRemovesByTagWithoutPrevResultAndIsIdempotent) {
   EXPECT_TRUE(ops.rules.empty());
   Del(Args(del, "DEL"), ops);
   EXPECT_EQ(ops.faults.Count("Remove"), 2);
+  EXPECT_EQ(ops.faults.Count("FlushUdpConntrack"), 0) << "no mappings known: nothing to flush";
+}
+
+TEST(PortmapVerbs, DelFlushesTheUdpHostPortsAndDoesEveryStep) {
+  FakeOps ops;
+  Add(Args(Conf()), ops);
+  ops.faults = {};
+  ops.faults.fail_at = "Remove";
+  EXPECT_THROW(Del(Args(Conf(), "DEL"), ops), cni::Error);
+  EXPECT_EQ(ops.faults.calls, (std::vector<std::string>{"Remove", "FlushUdpConntrack"}));
+  EXPECT_EQ(ops.flushed, (std::set<uint16_t>{5353}));
+  Del(Args(Conf(), "DEL"), ops);
+  EXPECT_TRUE(ops.rules.empty());
 }
 
 TEST(PortmapVerbs, CheckComparesTheObservedRules) {

@@ -12,6 +12,7 @@ class KernelOps : public Ops {
   bool Remove(const nat::Tag& tag) override;
   Observed Observe(const nat::PortMapSpec& spec) override;
   void Gc(const std::string& network, const std::vector<cni::Attachment>& valid) override;
+  void FlushUdpConntrack(const std::set<uint16_t>& host_ports) override;
 };
 
 }  // namespace netiface::portmap

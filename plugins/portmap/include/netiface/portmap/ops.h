@@ -3,6 +3,8 @@
 // KernelOps (kernel_ops.h) is the real one; the unit tests use an in-memory double that can fail any call.
 #pragma once
 
+#include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,8 @@ class Ops {
   virtual bool Remove(const nat::Tag& tag) = 0;
   virtual Observed Observe(const nat::PortMapSpec& spec) = 0;
   virtual void Gc(const std::string& network, const std::vector<cni::Attachment>& valid) = 0;
+  // DEL: deletes the conntrack entries (both families) whose original tuple is UDP to one of `host_ports`.
+  virtual void FlushUdpConntrack(const std::set<uint16_t>& host_ports) = 0;
 };
 
 }  // namespace netiface::portmap
