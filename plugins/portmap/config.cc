@@ -89,7 +89,7 @@ std::vector<nat::AddrMatch> ParseConditions(const std::vector<std::string>& word
       Invalid(std::string("\"") + key + "\": only \"[!] -s|-d PREFIX\" matches are supported (nftables backend)", opt);
     }
     if (++i >= words.size()) Invalid(std::string("\"") + key + "\": \"" + opt + "\" needs an address");
-    std::string text = words[i++];
+    const std::string& text = words[i++];
     auto net = cni::IpNet::Parse(text);
     if (!net) {
       auto a = cni::IpAddr::Parse(text);
