@@ -2,9 +2,10 @@
 // host-local, then portmap chained with prevResult), a container namespace with TCP and UDP listeners, an
 // "outside" namespace linked to the host. A client outside reaches the listeners through the host's
 // address; the host itself through 127.0.0.1 and through its address; the container through its own
-// published port (hairpin). DEL deletes the UDP flows' conntrack entries. CHECK passes, DEL leaves `nft -j list
-// ruleset` exactly as before the ADD, and GC and STATUS work (1.1.0), the result equals the reference portmap's on the
-// same input (0.4.0, 1.0.0: it speaks no 1.1.0). 0.4.0, 1.0.0 and 1.1.0.
+// published port (hairpin); IPv6 from outside and from the host. CHECK passes; DEL leaves
+// `nft -j list ruleset` exactly as before the ADD and deletes the UDP flows' conntrack entries; GC and
+// STATUS work (1.1.0); the result equals the reference portmap's on the same input (0.4.0 and 1.0.0: it
+// speaks no 1.1.0). Versions 0.4.0, 1.0.0 and 1.1.0.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -29,14 +30,14 @@ using json = nlohmann::json;
 const std::string kCid = "5c2e8a1f4b7d0e3a6c9f2b5e8d1a4c7f0b3e6a9d2c5f8b1e4a7d0c3f6b9e2a58";
 
 // A socket created inside the namespace at `ns_path` (it stays there); the thread returns to its own.
-int SocketIn(const std::string& ns_path, int type) {
+int SocketIn(const std::string& ns_path, int family, int type) {
   int self = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
   int target = ::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC);
   EXPECT_GE(self, 0);
   EXPECT_GE(target, 0);
   int fd = -1;
   if (self >= 0 && target >= 0 && ::setns(target, CLONE_NEWNET) == 0) {
-    fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+    fd = ::socket(family, type | SOCK_CLOEXEC, 0);
     EXPECT_EQ(::setns(self, CLONE_NEWNET), 0);
   }
   if (self >= 0) ::close(self);
@@ -48,45 +49,70 @@ int SocketIn(const std::string& ns_path, int type) {
   return fd;
 }
 
-sockaddr_in Addr(const std::string& ip, uint16_t port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  ::inet_pton(AF_INET, ip.c_str(), &a.sin_addr);
+struct SockAddr {
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  int family() const { return ss.ss_family; }
+  sockaddr* get() { return reinterpret_cast<sockaddr*>(&ss); }
+};
+
+SockAddr Addr(const std::string& ip, uint16_t port) {
+  SockAddr a;
+  if (ip.find(':') != std::string::npos) {
+    auto* in6 = reinterpret_cast<sockaddr_in6*>(&a.ss);
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(port);
+    EXPECT_EQ(::inet_pton(AF_INET6, ip.c_str(), &in6->sin6_addr), 1) << ip;
+    a.len = sizeof *in6;
+  } else {
+    auto* in = reinterpret_cast<sockaddr_in*>(&a.ss);
+    in->sin_family = AF_INET;
+    in->sin_port = htons(port);
+    EXPECT_EQ(::inet_pton(AF_INET, ip.c_str(), &in->sin_addr), 1) << ip;
+    a.len = sizeof *in;
+  }
   return a;
 }
 
-std::string Peer(const sockaddr_in& a) {
-  char buf[INET_ADDRSTRLEN] = {};
-  ::inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
-  return buf;
+// The peer's address as text; an IPv4 peer of a dual-stack listener without its "::ffff:".
+std::string Peer(const SockAddr& a) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (a.family() == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&a.ss)->sin_addr, buf, sizeof buf);
+    return buf;
+  }
+  ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&a.ss)->sin6_addr, buf, sizeof buf);
+  std::string s = buf;
+  return s.starts_with("::ffff:") ? s.substr(7) : s;
 }
 
-// The container's listeners on 80/tcp and 53/udp.
+// The container's dual-stack listeners on 80/tcp and 53/udp.
 struct Listeners {
   cni::UniqueFd tcp;
   cni::UniqueFd udp;
   explicit Listeners(const std::string& ns_path)
-      : tcp(SocketIn(ns_path, SOCK_STREAM)), udp(SocketIn(ns_path, SOCK_DGRAM)) {
+      : tcp(SocketIn(ns_path, AF_INET6, SOCK_STREAM)), udp(SocketIn(ns_path, AF_INET6, SOCK_DGRAM)) {
     int one = 1;
+    int zero = 0;
     ::setsockopt(tcp.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    auto t = Addr("0.0.0.0", 80);
-    auto u = Addr("0.0.0.0", 53);
-    EXPECT_EQ(::bind(tcp.get(), reinterpret_cast<sockaddr*>(&t), sizeof t), 0);
+    for (int fd : {tcp.get(), udp.get()}) ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    auto t = Addr("::", 80);
+    auto u = Addr("::", 53);
+    EXPECT_EQ(::bind(tcp.get(), t.get(), t.len), 0);
     EXPECT_EQ(::listen(tcp.get(), 8), 0);
-    EXPECT_EQ(::bind(udp.get(), reinterpret_cast<sockaddr*>(&u), sizeof u), 0);
+    EXPECT_EQ(::bind(udp.get(), u.get(), u.len), 0);
   }
 };
 
 // A TCP exchange from a client in `client_ns` to ip:port; returns the peer address the container saw,
 // "" when it failed.
 std::string TcpVia(Listeners& l, const std::string& client_ns, const std::string& ip, uint16_t port) {
-  cni::UniqueFd c(SocketIn(client_ns, SOCK_STREAM));
   auto a = Addr(ip, port);
-  if (::connect(c.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return "";
-  sockaddr_in peer{};
-  socklen_t len = sizeof peer;
-  cni::UniqueFd s(::accept(l.tcp.get(), reinterpret_cast<sockaddr*>(&peer), &len));
+  cni::UniqueFd c(SocketIn(client_ns, a.family(), SOCK_STREAM));
+  if (::connect(c.get(), a.get(), a.len) != 0) return "";
+  SockAddr peer;
+  peer.len = sizeof peer.ss;
+  cni::UniqueFd s(::accept(l.tcp.get(), peer.get(), &peer.len));
   if (s.get() < 0) return "";
   if (::send(c.get(), "ping", 4, 0) != 4) return "";
   char buf[8] = {};
@@ -98,14 +124,14 @@ std::string TcpVia(Listeners& l, const std::string& client_ns, const std::string
 
 // A UDP request and its reply (which must come back through the reverse NAT).
 std::string UdpVia(Listeners& l, const std::string& client_ns, const std::string& ip, uint16_t port) {
-  cni::UniqueFd c(SocketIn(client_ns, SOCK_DGRAM));
   auto a = Addr(ip, port);
-  if (::sendto(c.get(), "ping", 4, 0, reinterpret_cast<sockaddr*>(&a), sizeof a) != 4) return "";
-  sockaddr_in peer{};
-  socklen_t len = sizeof peer;
+  cni::UniqueFd c(SocketIn(client_ns, a.family(), SOCK_DGRAM));
+  if (::sendto(c.get(), "ping", 4, 0, a.get(), a.len) != 4) return "";
+  SockAddr peer;
+  peer.len = sizeof peer.ss;
   char buf[8] = {};
-  if (::recvfrom(l.udp.get(), buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&peer), &len) != 4) return "";
-  if (::sendto(l.udp.get(), "pong", 4, 0, reinterpret_cast<sockaddr*>(&peer), len) != 4) return "";
+  if (::recvfrom(l.udp.get(), buf, sizeof buf, 0, peer.get(), &peer.len) != 4) return "";
+  if (::sendto(l.udp.get(), "pong", 4, 0, peer.get(), peer.len) != 4) return "";
   if (::recv(c.get(), buf, sizeof buf, 0) != 4 || std::string(buf, 4) != "pong") return "";
   return Peer(peer);
 }
@@ -121,9 +147,12 @@ class PortmapNetns : public ::testing::Test {
     out_ = std::make_unique<TempNetns>("pmo");
     pod_ = std::make_unique<TempNetns>("pmp");
     Sh(*host_, "ip link add up0 type veth peer name eth0 netns " + out_->name() +
-                   " && ip addr add 198.51.100.1/24 dev up0 && ip link set up0 up && ip link set lo up"
+                   " && ip addr add 198.51.100.1/24 dev up0 && ip addr add 2001:db8:1::1/64 dev up0 nodad"
+                   " && ip link set up0 up && ip link set lo up"
                    " && sysctl -qw net.ipv4.ip_forward=1");
-    Sh(*out_, "ip addr add 198.51.100.2/24 dev eth0 && ip link set eth0 up && ip link set lo up");
+    Sh(*out_,
+       "ip addr add 198.51.100.2/24 dev eth0 && ip addr add 2001:db8:1::2/64 dev eth0 nodad"
+       " && ip link set eth0 up && ip link set lo up");
     Sh(*pod_, "ip link set lo up");
     bridge_ = UniqueName("pmbr");
   }
@@ -162,7 +191,7 @@ class PortmapNetns : public ::testing::Test {
              {{"type", "host-local"},
               {"dataDir", dir_ / "ipam"},
               {"ranges", json::parse(R"([[{"subnet":"10.77.0.0/24"}],[{"subnet":"fd77::/64"}]])")},
-              {"routes", json::parse(R"([{"dst":"0.0.0.0/0"}])")}}}};
+              {"routes", json::parse(R"([{"dst":"0.0.0.0/0"},{"dst":"::/0"}])")}}}};
   }
 
   static json PortmapConf(const std::string& version, const json& prev, const std::string& backend) {
@@ -212,6 +241,10 @@ TEST_F(PortmapNetns, PublishedPortsCarryTrafficAndDelRestoresTheRuleset) {
       EXPECT_EQ(UdpVia(l, host_->path(), "198.51.100.1", 5353), "198.51.100.1");
       EXPECT_EQ(TcpVia(l, host_->path(), "127.0.0.1", 8080), "10.77.0.1");
       EXPECT_EQ(UdpVia(l, host_->path(), "127.0.0.1", 5353), "10.77.0.1");
+      // IPv6 from outside and from the host, through the host's IPv6 address.
+      EXPECT_EQ(TcpVia(l, out_->path(), "2001:db8:1::1", 8080), "2001:db8:1::2");
+      EXPECT_EQ(UdpVia(l, out_->path(), "2001:db8:1::1", 5353), "2001:db8:1::2");
+      EXPECT_EQ(TcpVia(l, host_->path(), "2001:db8:1::1", 8080), "2001:db8:1::1");
       // The container through its own published port (hairpin, masqueraded).
       EXPECT_EQ(TcpVia(l, pod_->path(), "198.51.100.1", 8080), "10.77.0.1");
     }
