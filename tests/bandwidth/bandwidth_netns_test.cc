@@ -1,0 +1,195 @@
+// The built bandwidth plugin in a throw-away host namespace against a throw-away container namespace
+// (a veth pair between them stands for the main plugin's work), compared with the reference plugin on
+// the same config: the qdiscs, filters and ifb it installs, the result JSON. A measured TCP transfer
+// checks that the shaping holds; DEL must leave links and qdiscs as they were before ADD.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "netiface/bandwidth/plan.h"
+#include "netiface/cni/unique_fd.h"
+#include "netiface/netlink/netns.h"
+#include "testutil.h"
+
+namespace netiface::testing {
+namespace {
+
+using nlohmann::json;
+constexpr const char* kId = "5d7c0a3e9b1f4c2a8e6d0b9a7c5e3f1d2b4a6c8e0f1a3b5c7d9e0f2a4b6c8d0e";
+
+struct Pair {
+  TempNetns host{"bwh"};
+  TempNetns ctr{"bwc"};
+  std::string veth = UniqueName("bwv");
+  Pair() {
+    EXPECT_EQ(host.Sh("ip link add " + veth + " type veth peer name eth0 netns " + ctr.name() + " && ip link set " +
+                      veth + " up && ip addr add 10.99.0.1/24 dev " + veth)
+                  .exit_code,
+              0);
+    EXPECT_EQ(ctr.Sh("ip link set lo up && ip link set eth0 up && ip addr add 10.99.0.2/24 dev eth0").exit_code, 0);
+  }
+  json Conf(const std::string& version, const json& keys) const {
+    json prev = {
+        {"cniVersion", version},
+        {"interfaces", json::array({{{"name", veth}, {"mac", "aa:bb:cc:dd:ee:01"}},
+                                    {{"name", "eth0"}, {"mac", "aa:bb:cc:dd:ee:02"}, {"sandbox", ctr.path()}}})},
+        {"ips", json::array({{{"address", "10.99.0.2/24"}, {"interface", 1}}})}};
+    if (version < "1.0.0") prev["ips"][0]["version"] = "4";
+    json j = {{"cniVersion", version}, {"name", "bwnet"}, {"type", "bandwidth"}, {"prevResult", prev}};
+    j.update(keys);
+    return j;
+  }
+  RunResult Call(const std::string& plugin, const std::string& cmd, const json& conf) const {
+    PluginCall c{.command = cmd, .container_id = kId, .netns = ctr.path(), .host_ns = host.name()};
+    return RunPlugin(plugin, c, conf);
+  }
+  // The host's qdiscs and links and the redirect, without counters or kernel-chosen values.
+  json State() const {
+    json out = json::array();
+    for (json q : host.Sh("tc -j qdisc show").Json()) {
+      q.erase("refcnt");
+      out.push_back(q);
+    }
+    json filters = json::array();
+    for (const json& f : host.Sh("tc -j filter show dev " + veth + " ingress").Json()) {
+      if (!f.contains("options") || !f["options"].contains("actions")) continue;
+      const json& a = f["options"]["actions"][0];  // the reference repeats it as a second, "pass", action
+      filters.push_back({f["protocol"], f["pref"], f["kind"], f["options"]["flowid"], a["kind"], a["mirred_action"],
+                         a["direction"], a["to_dev"], a["control_action"]});
+    }
+    json links = json::array();
+    for (const json& l : host.IpJson("link show")) links.push_back({l["ifname"], l.value("mtu", 0)});
+    return {{"qdiscs", out}, {"filters", filters}, {"links", links}};
+  }
+};
+
+const json kKeys = {
+    {"ingressRate", 8000000}, {"ingressBurst", 80000}, {"egressRate", 16000000}, {"egressBurst", 160000}};
+
+json MaskIfbMac(json r) {
+  for (json& i : r["interfaces"]) {
+    if (i["name"].get<std::string>().starts_with("bwp")) i["mac"] = "masked";
+  }
+  return r;
+}
+
+class BandwidthNetnsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { NETIFACE_REQUIRE_ROOT(); }
+};
+
+TEST_F(BandwidthNetnsTest, SameStateAndResultAsTheReferenceAndDelRestores) {
+  for (const std::string version : {"0.4.0", "1.0.0", "1.1.0"}) {
+    SCOPED_TRACE(version);
+    Pair p;
+    const json conf = p.Conf(version, kKeys);
+    const json before = p.State();
+    RunResult add = p.Call(Bin("bandwidth"), "ADD", conf);
+    ASSERT_EQ(add.exit_code, 0) << add.out << add.err;
+    const json ours = p.State();
+    EXPECT_NE(ours, before);
+    EXPECT_EQ(ours["filters"].size(), 1u) << ours.dump();
+    RunResult check = p.Call(Bin("bandwidth"), "CHECK", conf);
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_EQ(p.Call(Bin("bandwidth"), "DEL", conf).exit_code, 0);
+    EXPECT_EQ(p.State(), before);
+    EXPECT_EQ(p.Call(Bin("bandwidth"), "DEL", conf).exit_code, 0);  // idempotent
+
+    if (!HaveReference() || version == "1.1.0") continue;  // the reference stops at 1.0.0
+    RunResult ref = p.Call(RefDir() + "/bandwidth", "ADD", conf);
+    ASSERT_EQ(ref.exit_code, 0) << ref.out << ref.err;
+    EXPECT_EQ(p.State(), ours);
+    EXPECT_EQ(MaskIfbMac(add.Json()), MaskIfbMac(ref.Json()));
+    // Our CHECK accepts what the reference made; our DEL cleans up after it.
+    EXPECT_EQ(p.Call(Bin("bandwidth"), "CHECK", conf).exit_code, 0);
+    EXPECT_EQ(p.Call(Bin("bandwidth"), "DEL", conf).exit_code, 0);
+    EXPECT_EQ(p.State(), before);
+  }
+}
+
+TEST_F(BandwidthNetnsTest, CheckNoticesAMissingQdiscAndBadInputChangesNothing) {
+  Pair p;
+  const json conf = p.Conf("1.0.0", kKeys);
+  const json before = p.State();
+  ASSERT_EQ(p.Call(Bin("bandwidth"), "ADD", conf).exit_code, 0);
+  ASSERT_EQ(p.host.Sh("tc qdisc del dev " + p.veth + " ingress").exit_code, 0);
+  RunResult check = p.Call(Bin("bandwidth"), "CHECK", conf);
+  EXPECT_NE(check.exit_code, 0);
+  EXPECT_NE(check.out.find("ingress"), std::string::npos) << check.out;
+  EXPECT_EQ(p.Call(Bin("bandwidth"), "DEL", conf).exit_code, 0);
+  EXPECT_EQ(p.State(), before);
+  for (const json& bad : {json{{"ingressRate", 0}, {"ingressBurst", 800}}, json{{"egressRate", 4294967296}},
+                          json{{"egressRate", 4294967296}, {"egressBurst", 800}}}) {
+    RunResult r = p.Call(Bin("bandwidth"), "ADD", p.Conf("1.0.0", bad));
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(r.Json().value("code", 0), 7) << r.out;
+    EXPECT_EQ(p.State(), before);
+  }
+}
+
+// Bytes per second a TCP stream from `from` to `to` (10.99.0.x) gets over ~1.5 s, the first 0.3 s left out.
+double MeasureBytesPerSecond(const TempNetns& from, const TempNetns& to, const std::string& to_addr) {
+  auto socket_in = [](const TempNetns& ns) {
+    std::optional<nl::NetNs> handle = nl::NetNs::Open(ns.path());
+    nl::ScopedSetNs in(*handle);
+    return cni::UniqueFd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  };
+  cni::UniqueFd server = socket_in(to);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  inet_pton(AF_INET, to_addr.c_str(), &a.sin_addr);
+  EXPECT_EQ(bind(server.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);  // port 0: the kernel's choice
+  socklen_t len = sizeof a;
+  getsockname(server.get(), reinterpret_cast<sockaddr*>(&a), &len);
+  EXPECT_EQ(listen(server.get(), 1), 0);
+  cni::UniqueFd client = socket_in(from);
+  EXPECT_EQ(connect(client.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  cni::UniqueFd conn(accept(server.get(), nullptr, nullptr));
+  std::atomic<bool> stop{false};
+  std::thread sender([&] {
+    static char buf[16384] = {};
+    while (!stop && send(client.get(), buf, sizeof buf, MSG_NOSIGNAL) > 0) {
+    }
+  });
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto window_start = start + std::chrono::milliseconds(300), end = start + std::chrono::milliseconds(1800);
+  timeval tv{0, 200000};
+  setsockopt(conn.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  static char buf[65536];
+  uint64_t counted = 0;
+  for (auto now = Clock::now(); now < end; now = Clock::now()) {
+    ssize_t n = recv(conn.get(), buf, sizeof buf, 0);
+    if (n <= 0) continue;
+    if (Clock::now() >= window_start) counted += static_cast<uint64_t>(n);
+  }
+  stop = true;
+  shutdown(client.get(), SHUT_RDWR);
+  sender.join();
+  return static_cast<double>(counted) / 1.5;
+}
+
+TEST_F(BandwidthNetnsTest, ATransferHoldsToTheLimitBothWays) {
+  Pair p;
+  const json conf = p.Conf("1.0.0", kKeys);
+  ASSERT_EQ(p.Call(Bin("bandwidth"), "ADD", conf).exit_code, 0);
+  // TCP payload of the 1514-byte frames the buckets count: 1448 bytes each.
+  const double payload = 1448.0 / 1514.0;
+  const double to_container = MeasureBytesPerSecond(p.host, p.ctr, "10.99.0.2");
+  EXPECT_NEAR(to_container, 1e6 * payload, 0.2 * 1e6 * payload);  // ingressRate 8 Mbit/s
+  const double from_container = MeasureBytesPerSecond(p.ctr, p.host, "10.99.0.1");
+  std::fprintf(stderr, "measured: to the container %.0f B/s, from it %.0f B/s\n", to_container, from_container);
+  EXPECT_NEAR(from_container, 2e6 * payload, 0.2 * 2e6 * payload);  // egressRate 16 Mbit/s
+  EXPECT_EQ(p.Call(Bin("bandwidth"), "DEL", conf).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace netiface::testing
