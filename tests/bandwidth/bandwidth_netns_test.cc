@@ -1,7 +1,8 @@
-// The built bandwidth plugin in a throw-away host namespace against a throw-away container namespace
-// (a veth pair between them stands for the main plugin's work), compared with the reference plugin on
-// the same config: the qdiscs, filters and ifb it installs, the result JSON. A measured TCP transfer
-// checks that the shaping holds; DEL must leave links and qdiscs as they were before ADD.
+// The built bandwidth plugin in a throw-away host namespace against a throw-away container namespace,
+// compared with the reference plugin on the same config (a veth pair made with `ip` stands for the main
+// plugin there, so both see the same prevResult): the qdiscs, filters and ifb it installs, the result JSON.
+// Chained on our bridge + host-local, a measured TCP transfer checks that the shaping holds. DEL must leave
+// links and qdiscs as they were before ADD.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -177,18 +178,64 @@ double MeasureBytesPerSecond(const TempNetns& from, const TempNetns& to, const s
   return static_cast<double>(counted) / 1.5;
 }
 
-TEST_F(BandwidthNetnsTest, ATransferHoldsToTheLimitBothWays) {
-  Pair p;
-  const json conf = p.Conf("1.0.0", kKeys);
-  ASSERT_EQ(p.Call(Bin("bandwidth"), "ADD", conf).exit_code, 0);
+// Our bridge + host-local make the attachment; bandwidth is chained on bridge's result, as a conflist runs
+// it.
+struct BridgeChain {
+  TempNetns host{"bwh"};
+  TempNetns ctr{"bwc"};
+  TempDir ipam;
+  json bridge_conf = {{"cniVersion", "1.0.0"},
+                      {"name", "bwnet"},
+                      {"type", "bridge"},
+                      {"bridge", UniqueName("bwbr")},
+                      {"isGateway", true},
+                      {"ipam",
+                       {{"type", "host-local"},
+                        {"dataDir", ipam.path()},
+                        {"ranges", json::parse(R"([[{"subnet":"10.98.0.0/24"}]])")}}}};
+  RunResult Call(const std::string& plugin, const std::string& cmd, const json& conf) const {
+    PluginCall c{.command = cmd, .container_id = kId, .netns = ctr.path(), .host_ns = host.name()};
+    return RunPlugin(plugin, c, conf);
+  }
+  json Bandwidth(const json& prev) const {
+    json j = {{"cniVersion", "1.0.0"}, {"name", "bwnet"}, {"type", "bandwidth"}, {"prevResult", prev}};
+    j.update(kKeys);
+    return j;
+  }
+};
+
+TEST_F(BandwidthNetnsTest, ChainedOnBridgeATransferHoldsToTheLimitBothWays) {
+  BridgeChain ch;
+  ASSERT_EQ(ch.host.Sh("ip link set lo up").exit_code, 0);
+  const json links_before = ch.host.IpJson("link show");
+  RunResult br = ch.Call(Bin("bridge"), "ADD", ch.bridge_conf);
+  ASSERT_EQ(br.exit_code, 0) << br.out << br.err;
+  const json conf = ch.Bandwidth(br.Json());
+  RunResult bw = ch.Call(Bin("bandwidth"), "ADD", conf);
+  ASSERT_EQ(bw.exit_code, 0) << bw.out << bw.err;
+  json expected = br.Json();
+  expected["interfaces"].push_back({{"name", bw.Json()["interfaces"].back()["name"]}, {"mac", "masked"}});
+  EXPECT_EQ(MaskIfbMac(bw.Json()), expected);
+  EXPECT_EQ(ch.Call(Bin("bandwidth"), "CHECK", conf).exit_code, 0);
+
   // TCP payload of the 1514-byte frames the buckets count: 1448 bytes each.
   const double payload = 1448.0 / 1514.0;
-  const double to_container = MeasureBytesPerSecond(p.host, p.ctr, "10.99.0.2");
-  EXPECT_NEAR(to_container, 1e6 * payload, 0.2 * 1e6 * payload);  // ingressRate 8 Mbit/s
-  const double from_container = MeasureBytesPerSecond(p.ctr, p.host, "10.99.0.1");
+  const double to_container = MeasureBytesPerSecond(ch.host, ch.ctr, "10.98.0.2");
+  const double from_container = MeasureBytesPerSecond(ch.ctr, ch.host, "10.98.0.1");
   std::fprintf(stderr, "measured: to the container %.0f B/s, from it %.0f B/s\n", to_container, from_container);
+  EXPECT_NEAR(to_container, 1e6 * payload, 0.2 * 1e6 * payload);    // ingressRate 8 Mbit/s
   EXPECT_NEAR(from_container, 2e6 * payload, 0.2 * 2e6 * payload);  // egressRate 16 Mbit/s
-  EXPECT_EQ(p.Call(Bin("bandwidth"), "DEL", conf).exit_code, 0);
+
+  // The conflist's DEL order: bandwidth first, then bridge; only the bridge itself stays (shared).
+  EXPECT_EQ(ch.Call(Bin("bandwidth"), "DEL", conf).exit_code, 0);
+  EXPECT_EQ(ch.Call(Bin("bridge"), "DEL", ch.bridge_conf).exit_code, 0);
+  json names = json::array();
+  for (const json& l : ch.host.IpJson("link show")) {
+    if (l["ifname"] != ch.bridge_conf["bridge"]) names.push_back(l["ifname"]);
+  }
+  json names_before = json::array();
+  for (const json& l : links_before) names_before.push_back(l["ifname"]);
+  EXPECT_EQ(names, names_before);
 }
 
 }  // namespace
