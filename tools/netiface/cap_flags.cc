@@ -28,7 +28,8 @@ int ParsePort(const std::string& text, const std::string& value, const char* whi
 
 void SetOnce(json& caps, const char* key, json value, const char* flag) {
   if (caps.contains(key)) {
-    throw cni::Error(cni::kInvalidEnv, std::string(flag) + " and --cap-args both set \"" + key + "\": give one of them");
+    throw cni::Error(cni::kInvalidEnv,
+                     std::string(flag) + " and --cap-args both set \"" + key + "\": give one of them");
   }
   caps[key] = std::move(value);
 }
