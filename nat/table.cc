@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/join.h"
 #include "netiface/cni/log.h"
 
 namespace netiface::nat {
@@ -64,5 +65,22 @@ std::vector<std::string> MissingGroupRules(const std::string& comment, const std
   NftContext nft;
   return MissingRules(ListTable(nft), comment, desired);
 }
+
+void VerifyGroup(const std::string& comment, const std::vector<Rule>& desired, const std::string& what) {
+  std::vector<std::string> missing = MissingGroupRules(comment, desired);
+  if (missing.empty()) return;
+  throw cni::Error(cni::kNatFailure, what + " missing in table inet netiface: " + cni::JoinMessages(missing));
+}
+
+void GcGroups(const std::function<std::set<std::string>(const Listing&)>& stale_of, const std::string& what) {
+  cni::FileLock lock = LockTable();
+  NftContext nft;
+  Listing listing = ListTable(nft);
+  std::set<std::string> stale = stale_of(listing);
+  log::Debug("{}: removing {} attachment(s)", what, stale.size());
+  RunIfAny(nft, RemoveCommands(listing, stale), "cannot remove stale " + what);
+}
+
+std::string DescribeTag(const Tag& tag) { return tag.network + "/" + tag.container_id + "/" + tag.ifname; }
 
 }  // namespace netiface::nat

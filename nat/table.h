@@ -3,6 +3,8 @@
 // (cluster.cc). Acts in the current network namespace.
 #pragma once
 
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,5 +27,13 @@ void ApplyGroup(const std::string& comment, const std::vector<Rule>& desired, co
 bool RemoveGroup(const std::string& comment, const std::string& what);
 // Under the flock: MissingRules of the current listing; empty without listing when `desired` is.
 std::vector<std::string> MissingGroupRules(const std::string& comment, const std::vector<Rule>& desired);
+// Throws cni::Error(kNatFailure, what + " missing in table inet netiface: " + the missing rules) unless every
+// rule of `desired` is there.
+void VerifyGroup(const std::string& comment, const std::vector<Rule>& desired, const std::string& what);
+// Under the flock: deletes the groups `stale_of` names in the current listing, in one transaction.
+void GcGroups(const std::function<std::set<std::string>(const Listing&)>& stale_of, const std::string& what);
+
+// "network/containerID/ifname", for messages.
+std::string DescribeTag(const Tag& tag);
 
 }  // namespace netiface::nat
