@@ -3,21 +3,12 @@
 // plugin there, so both see the same prevResult): the qdiscs, filters and ifb it installs, the result JSON.
 // Chained on our bridge + host-local, a measured TCP transfer checks that the shaping holds. DEL must leave
 // links and qdiscs as they were before ADD.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
 #include <cstdio>
-#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "netiface/bandwidth/plan.h"
-#include "netiface/cni/unique_fd.h"
-#include "netiface/netlink/netns.h"
+#include "sockets.h"
 #include "testutil.h"
 
 namespace netiface::testing {
@@ -71,8 +62,6 @@ struct Pair {
     return {{"qdiscs", out}, {"filters", filters}, {"links", links}};
   }
 };
-
-constexpr size_t kUdpPayload = 1400;  // one frame per datagram on a 1500-byte MTU
 
 const json kKeys = {
     {"ingressRate", 8000000}, {"ingressBurst", 80000}, {"egressRate", 16000000}, {"egressBurst", 160000}};
@@ -142,56 +131,6 @@ TEST_F(BandwidthNetnsTest, CheckNoticesAMissingQdiscAndBadInputChangesNothing) {
   }
 }
 
-// UDP payload bytes per second that reach `to` over 1.5 s (after 0.3 s, which drains the bucket's burst)
-// while `from` offers `offered` payload bytes per second. UDP, not TCP: with no congestion control the
-// bucket alone decides what passes, so the figure measures the shaper, not TCP's backoff on a short queue.
-double MeasureUdpBytesPerSecond(const TempNetns& from, const TempNetns& to, const std::string& to_addr,
-                                double offered) {
-  auto socket_in = [](const TempNetns& ns) {
-    std::optional<nl::NetNs> handle = nl::NetNs::Open(ns.path());
-    nl::ScopedSetNs in(*handle);
-    return cni::UniqueFd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  };
-  cni::UniqueFd server = socket_in(to);
-  int rcvbuf = 4 << 20;
-  setsockopt(server.get(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  inet_pton(AF_INET, to_addr.c_str(), &a.sin_addr);
-  EXPECT_EQ(bind(server.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);  // port 0: the kernel's choice
-  socklen_t len = sizeof a;
-  getsockname(server.get(), reinterpret_cast<sockaddr*>(&a), &len);
-  cni::UniqueFd client = socket_in(from);
-  EXPECT_EQ(connect(client.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const auto window_start = start + std::chrono::milliseconds(300), end = start + std::chrono::milliseconds(1800);
-  std::atomic<bool> stop{false};
-  std::thread sender([&] {
-    static char buf[kUdpPayload] = {};
-    double sent = 0;
-    while (!stop) {
-      const double due = offered * std::chrono::duration<double>(Clock::now() - start).count();
-      while (sent < due) {
-        send(client.get(), buf, sizeof buf, MSG_NOSIGNAL);  // a drop by the bucket is the point
-        sent += sizeof buf;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  });
-  timeval tv{0, 200000};
-  setsockopt(server.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  static char buf[65536];
-  uint64_t counted = 0;
-  for (auto now = Clock::now(); now < end; now = Clock::now()) {
-    ssize_t n = recv(server.get(), buf, sizeof buf, 0);
-    if (n > 0 && Clock::now() >= window_start) counted += static_cast<uint64_t>(n);
-  }
-  stop = true;
-  sender.join();
-  return static_cast<double>(counted) / 1.5;
-}
-
 // Our bridge + host-local make the attachment; bandwidth is chained on bridge's result, as a conflist runs
 // it.
 struct BridgeChain {
@@ -235,8 +174,8 @@ TEST_F(BandwidthNetnsTest, ChainedOnBridgeATransferHoldsToTheLimitBothWays) {
   // The buckets count whole frames: UDP payload + 8 (UDP) + 20 (IPv4) + 14 (Ethernet) bytes each.
   const double payload = kUdpPayload / (kUdpPayload + 42.0);
   // Twice the limit is offered each way: what arrives is what the bucket lets through.
-  const double to_container = MeasureUdpBytesPerSecond(ch.host, ch.ctr, "10.98.0.2", 2 * 1e6 * payload);
-  const double from_container = MeasureUdpBytesPerSecond(ch.ctr, ch.host, "10.98.0.1", 2 * 2e6 * payload);
+  const double to_container = MeasureUdpBytesPerSecond(ch.host.path(), ch.ctr.path(), "10.98.0.2", 2 * 1e6 * payload);
+  const double from_container = MeasureUdpBytesPerSecond(ch.ctr.path(), ch.host.path(), "10.98.0.1", 2 * 2e6 * payload);
   std::fprintf(stderr, "measured: to the container %.0f B/s, from it %.0f B/s\n", to_container, from_container);
   EXPECT_NEAR(to_container, 1e6 * payload, 0.2 * 1e6 * payload);    // ingressRate 8 Mbit/s
   EXPECT_NEAR(from_container, 2e6 * payload, 0.2 * 2e6 * payload);  // egressRate 16 Mbit/s

@@ -6,20 +6,12 @@
 // `nft -j list ruleset` exactly as before the ADD and deletes the UDP flows' conntrack entries; GC and
 // STATUS work (1.1.0); the result equals the reference portmap's on the same input (0.4.0 and 1.0.0: it
 // speaks no 1.1.0). Versions 0.4.0, 1.0.0 and 1.1.0.
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <sched.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
-
 #include <memory>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "netiface/cni/unique_fd.h"
+#include "sockets.h"
 #include "testutil.h"
 
 namespace netiface::testing {
@@ -28,113 +20,6 @@ namespace {
 using json = nlohmann::json;
 
 const std::string kCid = "5c2e8a1f4b7d0e3a6c9f2b5e8d1a4c7f0b3e6a9d2c5f8b1e4a7d0c3f6b9e2a58";
-
-// A socket created inside the namespace at `ns_path` (it stays there); the thread returns to its own.
-int SocketIn(const std::string& ns_path, int family, int type) {
-  int self = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-  int target = ::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC);
-  EXPECT_GE(self, 0);
-  EXPECT_GE(target, 0);
-  int fd = -1;
-  if (self >= 0 && target >= 0 && ::setns(target, CLONE_NEWNET) == 0) {
-    fd = ::socket(family, type | SOCK_CLOEXEC, 0);
-    EXPECT_EQ(::setns(self, CLONE_NEWNET), 0);
-  }
-  if (self >= 0) ::close(self);
-  if (target >= 0) ::close(target);
-  EXPECT_GE(fd, 0);
-  timeval tv{3, 0};  // a bound on a failing test's wait, not a time assertion
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
-struct SockAddr {
-  sockaddr_storage ss{};
-  socklen_t len = 0;
-  int family() const { return ss.ss_family; }
-  sockaddr* get() { return reinterpret_cast<sockaddr*>(&ss); }
-};
-
-SockAddr Addr(const std::string& ip, uint16_t port) {
-  SockAddr a;
-  if (ip.find(':') != std::string::npos) {
-    auto* in6 = reinterpret_cast<sockaddr_in6*>(&a.ss);
-    in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(port);
-    EXPECT_EQ(::inet_pton(AF_INET6, ip.c_str(), &in6->sin6_addr), 1) << ip;
-    a.len = sizeof *in6;
-  } else {
-    auto* in = reinterpret_cast<sockaddr_in*>(&a.ss);
-    in->sin_family = AF_INET;
-    in->sin_port = htons(port);
-    EXPECT_EQ(::inet_pton(AF_INET, ip.c_str(), &in->sin_addr), 1) << ip;
-    a.len = sizeof *in;
-  }
-  return a;
-}
-
-// The peer's address as text; an IPv4 peer of a dual-stack listener without its "::ffff:".
-std::string Peer(const SockAddr& a) {
-  char buf[INET6_ADDRSTRLEN] = {};
-  if (a.family() == AF_INET) {
-    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&a.ss)->sin_addr, buf, sizeof buf);
-    return buf;
-  }
-  ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&a.ss)->sin6_addr, buf, sizeof buf);
-  std::string s = buf;
-  return s.starts_with("::ffff:") ? s.substr(7) : s;
-}
-
-// The container's dual-stack listeners on 80/tcp and 53/udp.
-struct Listeners {
-  cni::UniqueFd tcp;
-  cni::UniqueFd udp;
-  explicit Listeners(const std::string& ns_path)
-      : tcp(SocketIn(ns_path, AF_INET6, SOCK_STREAM)), udp(SocketIn(ns_path, AF_INET6, SOCK_DGRAM)) {
-    int one = 1;
-    int zero = 0;
-    ::setsockopt(tcp.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    for (int fd : {tcp.get(), udp.get()}) ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    auto t = Addr("::", 80);
-    auto u = Addr("::", 53);
-    EXPECT_EQ(::bind(tcp.get(), t.get(), t.len), 0);
-    EXPECT_EQ(::listen(tcp.get(), 8), 0);
-    EXPECT_EQ(::bind(udp.get(), u.get(), u.len), 0);
-  }
-};
-
-// A TCP exchange from a client in `client_ns` to ip:port; returns the peer address the container saw,
-// "" when it failed.
-std::string TcpVia(Listeners& l, const std::string& client_ns, const std::string& ip, uint16_t port) {
-  auto a = Addr(ip, port);
-  cni::UniqueFd c(SocketIn(client_ns, a.family(), SOCK_STREAM));
-  if (::connect(c.get(), a.get(), a.len) != 0) return "";
-  SockAddr peer;
-  peer.len = sizeof peer.ss;
-  cni::UniqueFd s(::accept(l.tcp.get(), peer.get(), &peer.len));
-  if (s.get() < 0) return "";
-  if (::send(c.get(), "ping", 4, 0) != 4) return "";
-  char buf[8] = {};
-  if (::recv(s.get(), buf, sizeof buf, 0) != 4 || std::string(buf, 4) != "ping") return "";
-  if (::send(s.get(), "pong", 4, 0) != 4) return "";
-  if (::recv(c.get(), buf, sizeof buf, 0) != 4 || std::string(buf, 4) != "pong") return "";
-  return Peer(peer);
-}
-
-// A UDP request and its reply (which must come back through the reverse NAT).
-std::string UdpVia(Listeners& l, const std::string& client_ns, const std::string& ip, uint16_t port) {
-  auto a = Addr(ip, port);
-  cni::UniqueFd c(SocketIn(client_ns, a.family(), SOCK_DGRAM));
-  if (::sendto(c.get(), "ping", 4, 0, a.get(), a.len) != 4) return "";
-  SockAddr peer;
-  peer.len = sizeof peer.ss;
-  char buf[8] = {};
-  if (::recvfrom(l.udp.get(), buf, sizeof buf, 0, peer.get(), &peer.len) != 4) return "";
-  if (::sendto(l.udp.get(), "pong", 4, 0, peer.get(), peer.len) != 4) return "";
-  if (::recv(c.get(), buf, sizeof buf, 0) != 4 || std::string(buf, 4) != "pong") return "";
-  return Peer(peer);
-}
 
 class PortmapNetns : public ::testing::Test {
  protected:
