@@ -150,6 +150,15 @@ int RunVerb(const Invocation& inv, CliContext& ctx) {
   opts.exec = ctx.exec;
   cni::Runtime runtime(std::move(opts));
   try {
+    // check and del without capability arguments of their own get those the attachment was added with
+    // (the cache keeps them), as a runtime passes the same runtimeConfig on every verb: otherwise a
+    // CHECK could not see a published port or a rate it was never told about.
+    if ((inv.command == "check" || inv.command == "del") && rt.capability_args.empty()) {
+      if (auto cached = runtime.cache().Read(list.conf.name, rt.container_id, rt.ifname);
+          cached && cached->capability_args.is_object()) {
+        rt.capability_args = cached->capability_args;
+      }
+    }
     if (inv.command == "add") {
       json result = runtime.AddNetworkList(list, rt);
       *ctx.out << cni::PrintJson(result) << "\n";
