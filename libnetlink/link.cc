@@ -51,6 +51,8 @@ LinkInfo ToLinkInfo(rtnl_link* l) {
   info.master_index = rtnl_link_get_master(l);
   info.peer_index = rtnl_link_get_link(l);
   info.promisc = flags & IFF_PROMISC;
+  info.allmulti = flags & IFF_ALLMULTI;
+  info.txqlen = rtnl_link_get_txqlen(l);
   return info;
 }
 
@@ -138,6 +140,16 @@ void SetLinkDown(Socket& s, const std::string& name) {
 
 void SetPromisc(Socket& s, const std::string& name, bool on) {
   ChangeFlag(s, name, IFF_PROMISC, on, "failed to set promiscuous mode of " + name);
+}
+
+void SetAllmulti(Socket& s, const std::string& name, bool on) {
+  ChangeFlag(s, name, IFF_ALLMULTI, on, "failed to set all-multicast mode of " + name);
+}
+
+void SetTxQLen(Socket& s, const std::string& name, uint32_t txqlen) {
+  LinkPtr changes = NewLink();
+  rtnl_link_set_txqlen(changes.get(), txqlen);
+  ChangeLink(s, name, changes.get(), "failed to set txqueuelen of " + name + " to " + std::to_string(txqlen));
 }
 
 void SetMtu(Socket& s, const std::string& name, int mtu) {

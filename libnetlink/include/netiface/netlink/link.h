@@ -2,6 +2,7 @@
 // Every function acts in the namespace of the socket it is given.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct LinkInfo {
   int peer_index = 0;     // IFLA_LINK: a veth's peer index (in the peer's namespace)
   bool hairpin = false;   // bridge port hairpin mode (only meaningful on an enslaved link)
   bool promisc = false;
+  bool allmulti = false;  // IFF_ALLMULTI
+  uint32_t txqlen = 0;    // IFLA_TXQLEN
 };
 
 std::optional<LinkInfo> FindLink(Socket& s, const std::string& name);
@@ -57,6 +60,8 @@ void SetMac(Socket& s, const std::string& name, const std::string& mac);
 void SetMaster(Socket& s, const std::string& name, const std::string& master);
 void SetHairpin(Socket& s, const std::string& name, bool on);
 void SetPromisc(Socket& s, const std::string& name, bool on);
+void SetAllmulti(Socket& s, const std::string& name, bool on);
+void SetTxQLen(Socket& s, const std::string& name, uint32_t txqlen);
 
 // Polls until the link is oper-up and returns it then; nullopt when `timeout_ms` passes first.
 std::optional<LinkInfo> WaitOperUp(Socket& s, const std::string& name, int timeout_ms);
