@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "firewall_plan.h"
 #include "netiface/cni/error.h"
 #include "portmap_plan.h"
 
@@ -141,6 +142,7 @@ std::string StatementFromJson(const nlohmann::json& s) {
     return key + " " + val["family"].get<std::string>() + " to " + ValueFromJson(val["addr"]);
   }
   if (auto portmap = PortMapStatementFromJson(s)) return *portmap;
+  if (auto firewall = FirewallStatementFromJson(s)) return *firewall;
   return Unknown(s);
 }
 
@@ -161,6 +163,10 @@ const std::vector<ChainDef>& Chains() {
       {"portmap_prerouting", "type nat hook prerouting priority dstnat; policy accept;"},
       {"portmap_output", "type nat hook output priority -100; policy accept;"},
       {"portmap_postrouting", "type nat hook postrouting priority srcnat; policy accept;"},
+      // Created before the chain that jumps to it, and so (listed in creation order) deleted after it.
+      {"firewall_isolation_stage2", ""},
+      {"firewall_isolation", "type filter hook forward priority filter - 5; policy accept;"},
+      {"firewall_forward", "type filter hook forward priority filter; policy accept;"},
   };
   return kChains;
 }

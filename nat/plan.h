@@ -12,6 +12,9 @@
 //     chain portmap_prerouting   type nat hook prerouting  priority dstnat       published ports (portmap.h)
 //     chain portmap_output       type nat hook output      priority -100         published ports, the host's own
 //     chain portmap_postrouting  type nat hook postrouting priority srcnat       hairpin/localhost masquerade
+//     chain firewall_isolation_stage2  (regular)                                 bridge isolation (firewall.h)
+//     chain firewall_isolation   type filter hook forward  priority filter - 5   bridge isolation
+//     chain firewall_forward     type filter hook forward  priority filter       accepts per container address
 // The cluster chains hold only the node agent's rules (PlanClusterRules), the others only attachments'.
 // Every rule carries the comment TagComment(tag). A chain exists only while it holds rules, the table
 // only while it holds chains.
