@@ -3,7 +3,11 @@
 # bridge; all with host-local) are driven by
 #   phase "podman":   Debian's podman (CNI backend, runc, busybox-static rootfs, private root/runroot):
 #                     two containers per network get addresses, ping each other, and after `podman rm`
-#                     every address is released and every host-side link and route is gone.
+#                     every address is released and every host-side link and route is gone. Then
+#                     podman's own default network chain (`podman network create` writes bridge +
+#                     portmap + firewall + tuning, as Debian's podman does) on our plugins only: a port
+#                     published with `podman run -p` answers a client in the host namespace, and after
+#                     `podman rm` no nft rule, qdisc or reservation of it is left.
 #   phase "netiface": the netiface CLI inside a throw-away "host" namespace against throw-away pod
 #                     namespaces: add, check, status, ping, gc, del, with the same assertions.
 # Usage: podman_e2e.sh [podman|netiface|all]      (root; NETIFACE_BIN_DIR = the build's bin folder)
@@ -43,6 +47,8 @@ pick_octet() {  # pick_octet PREFIX: an a in 1..250 with PREFIX.a.0/24 unused by
 SUB_VW=10.213.$(pick_octet 10.213)
 SUB_FL=10.214.$(pick_octet 10.214)
 SUB_BR=10.215.$(pick_octet 10.215)
+SUB_PD=10.216.$(pick_octet 10.216)
+NET_PD=nie2e-pd-$T
 ip -o link show | grep -q ": $VPFX" && die "links named $VPFX* already exist"
 
 # --- the conflists (one set, used by both phases) ------------------------------------------------
@@ -125,6 +131,8 @@ podman_cleanup() {
   "${P[@]}" rm -af -t 0 >/dev/null 2>&1
   ip netns del "$HP" 2>/dev/null   # its bridges, veths and routes go with it
   rm -f /var/lib/cni/results/"$NET_VW"-* /var/lib/cni/results/"$NET_FL"-* /var/lib/cni/results/"$NET_BR"-*
+  rm -f /var/lib/cni/results/"$NET_PD"-*
+  rm -rf /var/lib/cni/networks/"$NET_PD"   # podman's generated config keeps host-local's default dataDir
 }
 
 phase_podman() {
@@ -140,6 +148,7 @@ phase_podman() {
   for a in $("$W/rootfs/bin/busybox" --list); do [ -e "$W/rootfs/bin/$a" ] || ln -s busybox "$W/rootfs/bin/$a"; done
   echo 'root:x:0:0:root:/root:/bin/sh' > "$W/rootfs/etc/passwd"
   echo 'root:x:0:' > "$W/rootfs/etc/group"
+  mkdir -p "$W/rootfs/www" && echo "netiface-e2e-$T" > "$W/rootfs/www/index.html"
   local nofile; nofile=$(ulimit -Hn)
   cat > "$W/containers.conf" <<EOF
 [containers]
@@ -192,6 +201,52 @@ EOF
     assert_released "$net" "ip netns exec $HP"
     if ls /var/lib/cni/results/"$net"-* >/dev/null 2>&1; then fail "$net: podman's cache entries left"; fi
   done
+  podman_default_network
+}
+
+# podman's own network config (what `podman network create` writes: the chain of its default network),
+# every plugin of it ours: a published port reached from the host namespace, nothing left after rm.
+podman_default_network() {
+  local conf types ip body left
+  log "podman: $NET_PD (podman network create: bridge + portmap + firewall + tuning)"
+  "${P[@]}" network create --subnet "$SUB_PD.0/24" "$NET_PD" >/dev/null || { fail "$NET_PD: network create"; return; }
+  conf="$W/net.d/$NET_PD.conflist"
+  [ -f "$conf" ] || { fail "$NET_PD: podman wrote no $conf"; return; }
+  types=$(grep -o '"type": *"[a-z-]*"' "$conf" | sed 's/.*"\([a-z-]*\)"$/\1/' | tr '\n' ' ')
+  [ "$types" = "bridge host-local portmap firewall tuning " ] || fail "$NET_PD: unexpected chain: $types"
+  local rules_before; rules_before=$(ip netns exec "$HP" nft list ruleset)
+  "${P[@]}" run -d --name "$NET_PD-web" --network "$NET_PD" -p 18080:80 --rootfs "$W/rootfs" \
+    /bin/httpd -f -p 80 -h /www >/dev/null || { fail "$NET_PD: podman run -p"; return; }
+  ip=$("${P[@]}" inspect -f "{{(index .NetworkSettings.Networks \"$NET_PD\").IPAddress}}" "$NET_PD-web")
+  echo "   $NET_PD-web=$ip"
+  in_subnet "$ip" "$SUB_PD" || fail "$NET_PD: address '$ip' not in $SUB_PD.0/24"
+  for dst in 192.0.2.1 127.0.0.1; do
+    body=""
+    for _ in 1 2 3 4 5; do
+      # busybox's nc (busybox-static's wget crashes here); the body is the last line of the answer.
+      body=$(printf 'GET / HTTP/1.0\r\n\r\n' | ip netns exec "$HP" busybox nc -w 2 "$dst" 18080 2>/dev/null |
+        tail -n 1 || true)
+      [ -n "$body" ] && break
+      sleep 1
+    done
+    [ "$body" = "netiface-e2e-$T" ] || fail "$NET_PD: http://$dst:18080/ from the host namespace: '$body'"
+  done
+  if [ "$failures" -ne 0 ]; then  # what a reader of the log needs to see why
+    cat "$conf"; "${P[@]}" logs "$NET_PD-web" 2>&1 | tail -5; ip netns exec "$HP" nft list ruleset
+    "${P[@]}" ps -a; "${P[@]}" exec "$NET_PD-web" netstat -ltn
+  fi
+  ip netns exec "$HP" nft list ruleset | grep -q "netiface-firewall:$NET_PD:" || fail "$NET_PD: no firewall rules"
+  ip netns exec "$HP" nft list ruleset | grep -q "netiface-portmap:$NET_PD:" || fail "$NET_PD: no port mapping"
+  "${P[@]}" stop -t 0 "$NET_PD-web" >/dev/null
+  "${P[@]}" rm "$NET_PD-web" >/dev/null
+  [ "$(ip netns exec "$HP" nft list ruleset)" = "$rules_before" ] ||
+    fail "$NET_PD: nft rules left: $(ip netns exec "$HP" nft list ruleset)"
+  left=$(ip netns exec "$HP" tc qdisc show | grep -v -e 'qdisc noqueue' -e 'qdisc noop' || true)
+  [ -z "$left" ] || fail "$NET_PD: qdiscs left: $left"
+  left=$(ls -A /var/lib/cni/networks/"$NET_PD" 2>/dev/null | grep -v -e '^last_reserved_ip' -e '^lock$' -e '^\.' || true)
+  [ -z "$left" ] || fail "$NET_PD: reservations left: $left"
+  if ls /var/lib/cni/results/"$NET_PD"-* >/dev/null 2>&1; then fail "$NET_PD: podman's cache entries left"; fi
+  "${P[@]}" network rm "$NET_PD" >/dev/null || fail "$NET_PD: network rm"
 }
 
 # --- phase netiface ------------------------------------------------------------------------------
@@ -242,7 +297,7 @@ ni() {
 }
 
 # --- main ----------------------------------------------------------------------------------------
-for p in veth-workload flannel bridge host-local netiface; do
+for p in veth-workload flannel bridge host-local portmap firewall tuning netiface; do
   [ -x "$BIN/$p" ] || die "$BIN/$p is not built"
 done
 write_conflists
