@@ -2,6 +2,7 @@
 // refusals before any change, CHECK, DEL by tag, GC by the valid list.
 #include <gtest/gtest.h>
 
+#include "cni_helpers.h"
 #include "fake_ops.h"
 #include "netiface/cni/error.h"
 #include "netiface/firewall/config.h"
@@ -31,15 +32,6 @@ cni::CmdArgs Args(const std::string& command, const std::string& keys, const std
   return a;
 }
 
-int CodeOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const cni::Error& e) {
-    return e.code();
-  }
-  return 0;
-}
-
 TEST(FirewallConfig, ReferenceKeysAndRefusals) {
   EXPECT_FALSE(ParseConfig(Args("ADD", "").conf).same_bridge);
   EXPECT_FALSE(ParseConfig(Args("ADD", R"("backend":"iptables","ingressPolicy":"open")").conf).same_bridge);
@@ -49,7 +41,7 @@ TEST(FirewallConfig, ReferenceKeysAndRefusals) {
        {R"("backend":"firewalld")", R"("backend":"nft")", R"("backend":1)", R"("ingressPolicy":"isolated")",
         R"("ingressPolicy":true)", R"("iptablesAdminChainName":5)"}) {
     SCOPED_TRACE(keys);
-    EXPECT_EQ(CodeOf([&] { ParseConfig(Args("ADD", keys).conf); }), cni::kInvalidConfig);
+    EXPECT_EQ(testing::ThrownError([&] { ParseConfig(Args("ADD", keys).conf); }).code(), cni::kInvalidConfig);
   }
 }
 
@@ -64,7 +56,9 @@ TEST(FirewallConfig, SpecTakesEveryAddressAndTheFirstInterfaceAsBridge) {
   // A first interface in a sandbox is no bridge.
   cni::CmdArgs sandboxed =
       Args("ADD", R"("ingressPolicy":"same-bridge")", Prev(R"({"name":"eth1","sandbox":"/run/netns/x"})"));
-  EXPECT_EQ(CodeOf([&] { PlanSpec(ParseConfig(sandboxed.conf), kId, "eth0", *sandboxed.conf.prev_result); }),
+  EXPECT_EQ(testing::ThrownError([&] {
+              PlanSpec(ParseConfig(sandboxed.conf), kId, "eth0", *sandboxed.conf.prev_result);
+            }).code(),
             cni::kInvalidConfig);
 }
 
@@ -74,11 +68,12 @@ TEST(FirewallVerbs, AddPassesPrevResultThroughAndDelRemovesByTag) {
   EXPECT_EQ(Add(a, ops), *a.conf.prev_result);
   ASSERT_EQ(ops.installed.size(), 1u);
   EXPECT_NO_THROW(Check(Args("CHECK", ""), ops));
-  EXPECT_EQ(CodeOf([&] { Check(Args("CHECK", R"("ingressPolicy":"same-bridge")"), ops); }), cni::kNatFailure);
+  EXPECT_EQ(testing::ThrownError([&] { Check(Args("CHECK", R"("ingressPolicy":"same-bridge")"), ops); }).code(),
+            cni::kNatFailure);
   Del(Args("DEL", "", ""), ops);  // no prevResult needed
   EXPECT_TRUE(ops.installed.empty());
   Del(Args("DEL", "", ""), ops);  // idempotent
-  EXPECT_EQ(CodeOf([&] { Check(Args("CHECK", ""), ops); }), cni::kNatFailure);
+  EXPECT_EQ(testing::ThrownError([&] { Check(Args("CHECK", ""), ops); }).code(), cni::kNatFailure);
 }
 
 TEST(FirewallVerbs, RefusesBeforeAnyChange) {
@@ -87,12 +82,12 @@ TEST(FirewallVerbs, RefusesBeforeAnyChange) {
            {"", ""}, {"", no_ips}, {R"("backend":"firewalld")", Prev()}, {R"("ingressPolicy":"x")", Prev()}}) {
     SCOPED_TRACE(keys + prev);
     test::FakeOps ops;
-    EXPECT_EQ(CodeOf([&] { Add(Args("ADD", keys, prev), ops); }), cni::kInvalidConfig);
+    EXPECT_EQ(testing::ThrownError([&] { Add(Args("ADD", keys, prev), ops); }).code(), cni::kInvalidConfig);
     EXPECT_TRUE(ops.faults.calls.empty());
   }
   test::FakeOps ops;
   ops.faults.fail_at = "Apply";
-  EXPECT_NE(CodeOf([&] { Add(Args("ADD", ""), ops); }), 0);
+  EXPECT_NE(testing::ThrownError([&] { Add(Args("ADD", ""), ops); }).code(), 0);
   EXPECT_TRUE(ops.installed.empty());
 }
 

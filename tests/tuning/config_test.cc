@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cni_helpers.h"
 #include "netiface/cni/error.h"
 #include "netiface/tuning/plan.h"
 
@@ -14,15 +15,6 @@ Config Parse(const std::string& keys, const std::string& cni_args = "") {
   std::string conf = R"({"cniVersion":"1.0.0","name":"t","type":"tuning")";
   if (!keys.empty()) conf += "," + keys;
   return ParseConfig(cni::ParseNetConf(conf + "}"), cni_args, "eth0");
-}
-
-int CodeOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const cni::Error& e) {
-    return e.code();
-  }
-  return 0;
 }
 
 TEST(TuningConfig, ReadsEveryKey) {
@@ -96,10 +88,10 @@ TEST(TuningConfig, RefusesBadValuesBeforeAnything) {
            R"("args":{"cni":{"sysctl":{"vm.swappiness":"1"}}})",
        }) {
     SCOPED_TRACE(keys);
-    EXPECT_EQ(CodeOf([&] { Parse(keys); }), cni::kInvalidConfig);
+    EXPECT_EQ(testing::ThrownError([&] { Parse(keys); }).code(), cni::kInvalidConfig);
   }
-  EXPECT_EQ(CodeOf([&] { Parse("", "MAC=zz"); }), cni::kInvalidConfig);
-  EXPECT_EQ(CodeOf([&] { Parse("", "NOPE=1"); }), cni::kInvalidEnv);
+  EXPECT_EQ(testing::ThrownError([&] { Parse("", "MAC=zz"); }).code(), cni::kInvalidConfig);
+  EXPECT_EQ(testing::ThrownError([&] { Parse("", "NOPE=1"); }).code(), cni::kInvalidEnv);
 }
 
 TEST(TuningSysctlPath, DotsOrSlashesAndTheInterfaceName) {
@@ -109,8 +101,8 @@ TEST(TuningSysctlPath, DotsOrSlashesAndTheInterfaceName) {
   // The slash form keeps dots: sysctl(8)'s reading.
   EXPECT_EQ(SysctlPath("net/ipv4/conf/eth0.100/rp_filter", "eth0"), "net/ipv4/conf/eth0.100/rp_filter");
   EXPECT_EQ(SysctlPath("net/ipv6/conf/IFNAME/disable_ipv6", "net1"), "net/ipv6/conf/net1/disable_ipv6");
-  EXPECT_EQ(CodeOf([] { SysctlPath("net.ipv4.conf.IFNAME.x", ".."); }), cni::kInvalidConfig);
-  EXPECT_EQ(CodeOf([] { SysctlPath("netx.core", "eth0"); }), cni::kInvalidConfig);
+  EXPECT_EQ(testing::ThrownError([] { SysctlPath("net.ipv4.conf.IFNAME.x", ".."); }).code(), cni::kInvalidConfig);
+  EXPECT_EQ(testing::ThrownError([] { SysctlPath("netx.core", "eth0"); }).code(), cni::kInvalidConfig);
 }
 
 TEST(TuningBackup, KeepsTheReferencesFileFormat) {
@@ -127,7 +119,7 @@ TEST(TuningBackup, KeepsTheReferencesFileFormat) {
   for (const char* bad :
        {"", "[]", R"({"mac":1})", R"({"mtu":-5})", R"({"promisc":"x"})", R"({"sysctl":{"a":1}})", R"({"txQLen":-1})"}) {
     SCOPED_TRACE(bad);
-    EXPECT_EQ(CodeOf([&] { BackupFromJson(bad); }), cni::kDecodeFailure);
+    EXPECT_EQ(testing::ThrownError([&] { BackupFromJson(bad); }).code(), cni::kDecodeFailure);
   }
 }
 

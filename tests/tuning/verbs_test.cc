@@ -2,6 +2,7 @@
 // ADD leaving nothing, with the failure at every step before and after its effect.
 #include <gtest/gtest.h>
 
+#include "cni_helpers.h"
 #include "fake_ops.h"
 #include "netiface/cni/error.h"
 #include "netiface/tuning/tuning.h"
@@ -31,15 +32,6 @@ cni::CmdArgs Args(const std::string& command, const std::string& keys, bool prev
 
 const std::string kAll = R"("sysctl":{"net.core.somaxconn":"500","net.ipv4.conf.IFNAME.arp_filter":"1"},)"
                          R"("mac":"c2:11:22:33:44:55","promisc":true,"mtu":9000,"allmulti":true,"txQLen":64)";
-
-int CodeOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const cni::Error& e) {
-    return e.code();
-  }
-  return 0;
-}
 
 TEST(TuningAdd, ChangesEverythingAndSavesTheOriginals) {
   test::FakeOps ops;
@@ -99,7 +91,7 @@ TEST(TuningAdd, RefusesBeforeAnyChange) {
     test::FakeOps ops;
     if (k.setup) k.setup(ops);
     const test::FakeOps before = ops;
-    EXPECT_EQ(CodeOf([&] { Add(Args("ADD", k.keys, k.prev), ops); }), k.code);
+    EXPECT_EQ(testing::ThrownError([&] { Add(Args("ADD", k.keys, k.prev), ops); }).code(), k.code);
     EXPECT_EQ(ops.links, before.links);
     EXPECT_EQ(ops.sysctls, before.sysctls);
     EXPECT_TRUE(ops.files.empty());
@@ -122,7 +114,7 @@ TEST(TuningAdd, AFailureAtEveryStepUndoesEverything) {
         const test::FakeOps before = ops;
         ops.faults.fail_at = step;
         ops.faults.fail_after = after;
-        EXPECT_NE(CodeOf([&] { Add(Args("ADD", kAll), ops); }), 0);
+        EXPECT_NE(testing::ThrownError([&] { Add(Args("ADD", kAll), ops); }).code(), 0);
         EXPECT_EQ(ops.links, before.links);
         EXPECT_EQ(ops.sysctls, before.sysctls);
         EXPECT_EQ(ops.files, before.files);
@@ -156,7 +148,7 @@ TEST(TuningDel, AFailedRestoreKeepsTheBackupForTheNextDel) {
   const test::FakeOps before = ops;
   Add(Args("ADD", kAll), ops);
   ops.faults.fail_at = "SetMtu";
-  EXPECT_NE(CodeOf([&] { Del(Args("DEL", kAll), ops); }), 0);
+  EXPECT_NE(testing::ThrownError([&] { Del(Args("DEL", kAll), ops); }).code(), 0);
   EXPECT_TRUE(ops.files.count(kFile));
   EXPECT_EQ(ops.links["eth0"].mac, before.links.at("eth0").mac);  // the other values were restored
   Del(Args("DEL", kAll), ops);
@@ -169,7 +161,7 @@ TEST(TuningDel, ABackupCannotWriteOutsideNet) {
   test::FakeOps ops;
   ops.sysctls["kernel/panic"] = "0";
   ops.files[kFile] = R"({"sysctl":{"kernel/panic":"1","net/core/somaxconn":"7"}})";
-  EXPECT_NE(CodeOf([&] { Del(Args("DEL", ""), ops); }), 0);
+  EXPECT_NE(testing::ThrownError([&] { Del(Args("DEL", ""), ops); }).code(), 0);
   EXPECT_EQ(ops.sysctls["kernel/panic"], "0");
   EXPECT_EQ(ops.sysctls["net/core/somaxconn"], "7");
   ops.files[kFile] = "not json";
@@ -182,15 +174,15 @@ TEST(TuningCheck, NoticesEachChange) {
   Add(Args("ADD", kAll), ops);
   EXPECT_NO_THROW(Check(Args("CHECK", kAll), ops));
   ops.sysctls["net/core/somaxconn"] = "4096";
-  EXPECT_EQ(CodeOf([&] { Check(Args("CHECK", kAll), ops); }), cni::kInternal);
+  EXPECT_EQ(testing::ThrownError([&] { Check(Args("CHECK", kAll), ops); }).code(), cni::kInternal);
   ops.sysctls["net/core/somaxconn"] = "500";
   ops.links["eth0"].txqlen = 1;
-  EXPECT_EQ(CodeOf([&] { Check(Args("CHECK", kAll), ops); }), cni::kInternal);
+  EXPECT_EQ(testing::ThrownError([&] { Check(Args("CHECK", kAll), ops); }).code(), cni::kInternal);
   // promisc false means "must be off", as in the reference.
   test::FakeOps plain;
   plain.links["eth0"].promisc = true;
-  EXPECT_EQ(CodeOf([&] { Check(Args("CHECK", ""), plain); }), cni::kInternal);
-  EXPECT_EQ(CodeOf([&] { Check(Args("CHECK", "", false), plain); }), cni::kInvalidConfig);
+  EXPECT_EQ(testing::ThrownError([&] { Check(Args("CHECK", ""), plain); }).code(), cni::kInternal);
+  EXPECT_EQ(testing::ThrownError([&] { Check(Args("CHECK", "", false), plain); }).code(), cni::kInvalidConfig);
 }
 
 }  // namespace
