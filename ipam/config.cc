@@ -127,8 +127,8 @@ IpamConfig ParseIpamConfig(const cni::NetConf& conf, std::string_view cni_args) 
   for (size_t a = 0; a < c.range_sets.size(); ++a) {
     for (size_t b = a + 1; b < c.range_sets.size(); ++b) {
       if (c.range_sets[a].Overlaps(c.range_sets[b])) {
-        Invalid("range set " + std::to_string(a) + " (" + c.range_sets[a].ToString() + ") overlaps with range set " +
-                std::to_string(b) + " (" + c.range_sets[b].ToString() + ")");
+        Invalid("range set " + std::to_string(a) + " [" + c.range_sets[a].Describe() + "] overlaps with range set " +
+                std::to_string(b) + " [" + c.range_sets[b].Describe() + "]");
       }
     }
   }

@@ -138,6 +138,15 @@ uint64_t RangeSet::Capacity() const {
   return total;
 }
 
+std::string RangeSet::Describe() const {
+  std::string out;
+  for (const Range& r : ranges_) {
+    if (!out.empty()) out += ", ";
+    out += "subnet " + r.subnet.ToString() + " (" + r.ToString() + ")";
+  }
+  return out;
+}
+
 std::string RangeSet::ToString() const {
   std::string out;
   for (const Range& r : ranges_) out += (out.empty() ? "" : ",") + r.ToString();

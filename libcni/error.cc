@@ -19,7 +19,7 @@ Error Error::FromErrno(int code, int err, const std::string& msg, std::string de
 
 nlohmann::json Error::ToJson(const std::string& cni_version) const {
   nlohmann::json j = nlohmann::json::object();
-  j["cniVersion"] = cni_version;
+  if (!cni_version.empty()) j["cniVersion"] = cni_version;
   j["code"] = code_;
   j["msg"] = msg_;
   if (!details_.empty()) j["details"] = details_;

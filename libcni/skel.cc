@@ -94,15 +94,15 @@ std::string VersionReply(const std::string& stdin_data, const PluginInfo& info) 
   return fallback;
 }
 
-// The version to put in an error object: the request's own when it is one we speak.
+// The version to put in an error object: the request's own when it is one we speak, none (the key is
+// left out, as the reference always does) when the request has not been read or names no version we know.
 std::string ErrorVersion(const std::string& stdin_data) {
   json j = json::parse(stdin_data, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object()) {
-    auto it = j.find("cniVersion");
-    if (it == j.end() || it->is_null()) return "0.1.0";
-    if (it->is_string() && IsSupportedVersion(it->get<std::string>())) return it->get<std::string>();
-  }
-  return std::string(kCurrentVersion);
+  if (!j.is_object()) return "";
+  auto it = j.find("cniVersion");
+  if (it == j.end() || it->is_null()) return "0.1.0";
+  if (it->is_string() && IsSupportedVersion(it->get<std::string>())) return it->get<std::string>();
+  return "";
 }
 
 int Dispatch(const PluginFuncs& funcs, const PluginInfo& info, Env& env, std::string& stdin_data) {

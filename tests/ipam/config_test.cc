@@ -83,7 +83,7 @@ TEST(IpamConfig, RejectionsNameKeyAndValue) {
       {{{"ranges",
          json::array({json::array({{{"subnet", "10.0.0.0/24"}}}), json::array({{{"subnet", "10.0.0.0/16"}}})})}},
        json::object(),
-       {"range set 0", "range set 1", "overlaps"}},
+       {"range set 0 [subnet 10.0.0.0/24 (10.0.0.1-10.0.0.254)]", "range set 1 [subnet 10.0.0.0/16", "overlaps"}},
       {{{"ranges", json::array({json::array({{{"subnet", "10.0.0.0/32"}}})})}},
        json::object(),
        {"ipam.ranges[0][0].subnet", "10.0.0.0/32"}},

@@ -82,7 +82,7 @@ json ExpectError(const PluginFuncs& funcs, FakeEnv& env, int code, const PluginI
   if (!j.is_object()) return j;
   EXPECT_EQ(j["code"], code) << env.out.str();
   EXPECT_TRUE(j["msg"].is_string());
-  EXPECT_TRUE(j["cniVersion"].is_string());
+  EXPECT_TRUE(!j.contains("cniVersion") || j["cniVersion"].is_string());
   for (const auto& [k, v] : j.items()) {
     EXPECT_TRUE(k == "cniVersion" || k == "code" || k == "msg" || k == "details") << k;
   }
@@ -249,7 +249,12 @@ TEST(SkelTest, GarbageStdin) {
 TEST(SkelTest, ErrorVersionIsTheRequestsWhenKnown) {
   Recorder rec;
   FakeEnv garbage = EnvFor("ADD", "{");
-  EXPECT_EQ(ExpectError(rec.Funcs(), garbage, kDecodeFailure)["cniVersion"], "1.1.0");
+  EXPECT_FALSE(ExpectError(rec.Funcs(), garbage, kDecodeFailure).contains("cniVersion"));
+  FakeEnv unknown = EnvFor("ADD", Conf("9.9.9", "n"));
+  EXPECT_FALSE(ExpectError(rec.Funcs(), unknown, kIncompatibleVersion).contains("cniVersion"));
+  FakeEnv no_env = EnvFor("ADD", Conf("1.0.0", "n"));
+  no_env.vars.erase("CNI_IFNAME");
+  EXPECT_FALSE(ExpectError(rec.Funcs(), no_env, kInvalidEnv).contains("cniVersion"));
   FakeEnv no_version = EnvFor("ADD", R"({"name": "../x"})");
   EXPECT_EQ(ExpectError(rec.Funcs(), no_version, kInvalidConfig)["cniVersion"], "0.1.0");
   FakeEnv old = EnvFor("ADD", Conf("0.3.1", "../x"));

@@ -58,6 +58,8 @@ class RangeSet {
   // Total addresses minus the gateways inside the ranges, saturating.
   uint64_t Capacity() const;
   std::string ToString() const;  // "start-end,start-end"
+  // What the user wrote, for errors: "subnet 10.0.0.0/24 (10.0.0.1-10.0.0.254), subnet ...".
+  std::string Describe() const;
   bool operator==(const RangeSet&) const = default;
 
  private:

@@ -40,8 +40,8 @@ class Error : public std::runtime_error {
   const std::string& msg() const noexcept { return msg_; }
   const std::string& details() const noexcept { return details_; }
 
-  // The spec's error object. cni_version is the version of the request (or the newest we speak
-  // when the request could not be parsed).
+  // The spec's error object. cni_version is the version of the request; empty leaves the key out (a
+  // request not read yet, not parsed, or naming no version we speak: the reference never writes it).
   nlohmann::json ToJson(const std::string& cni_version) const;
   // Parses a plugin's error output; returns an Error with kDelegateFailed if it is not one.
   static Error FromJson(const nlohmann::json& j, const std::string& fallback_msg);
