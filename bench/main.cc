@@ -3,6 +3,7 @@
 //   cni-bench --bin BUILD/bin --ref /usr/lib/cni --out docs/benchmarks.md --data OUTDIR [--n 200] [--quick]
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -91,20 +93,22 @@ json Conf(const std::string& name, const std::string& type) {
 }
 
 // Enters a fresh network namespace for the rest of the process: every plugin we start runs in it, so
-// nothing touches this machine's own namespace.
-std::string EnterHostNamespace() {
-  std::string name = "nfb-host-" + std::to_string(getpid());
-  if (std::system(("ip netns add " + name + " && ip -n " + name + " link set lo up").c_str()) != 0) {
-    std::cerr << "cannot create namespace " << name << "\n";
+// nothing touches this machine's own namespace. It has no name, and the pods' named namespaces live in
+// a /run/netns of this process's own mount namespace: however the bench ends (SIGTERM, SIGKILL), the
+// kernel frees all of them with it, and nothing is left in the machine's /run/netns.
+void EnterHostNamespace() {
+  auto fail = [](const std::string& what) {
+    std::cerr << "cannot " << what << ": " << std::strerror(errno) << "\n";
     std::exit(1);
+  };
+  if (::unshare(CLONE_NEWNS) != 0) fail("unshare the mount namespace");
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) fail("make / a slave mount");
+  ::mkdir("/run/netns", 0755);
+  if (::mount("netiface-bench", "/run/netns", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755") != 0) {
+    fail("mount a private /run/netns");
   }
-  int fd = open(("/run/netns/" + name).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
-    std::cerr << "cannot enter namespace " << name << "\n";
-    std::exit(1);
-  }
-  close(fd);
-  return name;
+  if (::unshare(CLONE_NEWNET) != 0) fail("unshare the network namespace");
+  if (std::system("ip link set lo up") != 0) fail("bring lo up");
 }
 
 std::string SeqRow(const std::string& config, const std::string& impl, const SeqReport& r) {
@@ -143,7 +147,7 @@ int main(int argc, char** argv) {
   if (o.quick) o.n = 20;
   fs::create_directories(o.data);
   const bool journal_less = OnJournalLessExt4(o.data);
-  const std::string host_ns = EnterHostNamespace();
+  EnterHostNamespace();
   const std::string work = o.data + "/work";
   const int n = o.n, n_check = std::min(20, n), scale_n = o.quick ? 10 : 50;
   std::ostringstream md, chart;
@@ -168,8 +172,6 @@ int main(int argc, char** argv) {
     std::cout << md.str();
     std::error_code ec;
     fs::remove_all(work, ec);
-    if (std::system(("ip netns del " + host_ns).c_str()) != 0) {
-    }
     return 0;
   }
 
@@ -193,6 +195,7 @@ int main(int argc, char** argv) {
   auto routed_conf = [&](const std::string& type, const std::string& dir) {
     json c = Conf("bench-routed", type);
     c["ipMasq"] = false;
+    c["dataDir"] = dir + "-endpoints";  // veth-workload's records (ptp ignores the key)
     c["ipam"] = HostLocal("10.245.0.0/16", dir);
     return c;
   };
@@ -418,7 +421,5 @@ int main(int argc, char** argv) {
   std::cout << md.str();
   std::error_code ec;
   fs::remove_all(work, ec);
-  if (std::system(("ip netns del " + host_ns).c_str()) != 0) {
-  }
   return 0;
 }
