@@ -70,7 +70,7 @@ class CliNetnsTest : public ::testing::Test {
     auto r = Netiface({"ipam", "ls", network, "--data-dir", dir_ / "ipam", "--json"}, "");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<std::string> out;
-    for (const auto& e : r.Json())
+    for (const auto& e : r.Json()["reservations"])
       out.push_back(e["address"].get<std::string>() + " " + e["containerId"].get<std::string>());
     return out;
   }

@@ -386,7 +386,7 @@ TEST_F(CliTest, IpamLsTableAndJson) {
 
   auto j = Run({"ipam", "ls", "netb", "--data-dir", data.path(), "--json"});
   ASSERT_EQ(j.code, kExitOk);
-  json parsed = json::parse(j.out);
+  json parsed = json::parse(j.out)["reservations"];
   ASSERT_EQ(parsed.size(), 4u);
   EXPECT_EQ(parsed[0],
             json({{"network", "netb"}, {"address", "10.0.0.2"}, {"containerId", "cid-2"}, {"ifname", "eth0"}}));
@@ -395,7 +395,7 @@ TEST_F(CliTest, IpamLsTableAndJson) {
 
   auto none = Run({"ipam", "ls", "nosuch", "--data-dir", data.path(), "--json"});
   EXPECT_EQ(none.code, kExitOk);
-  EXPECT_EQ(json::parse(none.out), json::array());
+  EXPECT_EQ(json::parse(none.out), (json{{"reservations", json::array()}, {"ranges", json::array()}}));
 }
 
 }  // namespace

@@ -60,7 +60,6 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
   inv.ifname = EnvOr(ctx, "CNI_IFNAME", "eth0");
   inv.args = EnvOr(ctx, "CNI_ARGS", "");
   inv.cap_args = EnvOr(ctx, "CAP_ARGS", "");
-  inv.data_dir = std::string(ipam::kDefaultDataDir);
   inv.etcd_endpoints = EnvOr(ctx, "FLANNELD_ETCD_ENDPOINTS", "http://127.0.0.1:4001,http://127.0.0.1:2379");
   inv.etcd_prefix = EnvOr(ctx, "FLANNELD_ETCD_PREFIX", "/coreos.com/network");
   inv.etcd_cafile = EnvOr(ctx, "FLANNELD_ETCD_CAFILE", "");
@@ -134,8 +133,13 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
   ipam->require_subcommand(1);
   CLI::App* ipam_ls = ipam->add_subcommand("ls", "List the reservations of a host-local data dir");
   ipam_ls->footer(kFooter);
-  ipam_ls->add_option("NETWORK", inv.network, "Only this network (default: every network folder)");
-  ipam_ls->add_option("--data-dir", inv.data_dir, "host-local dataDir (default /var/lib/cni/networks)");
+  ipam_ls->add_option("NETWORK", inv.network,
+                      "Only this network, with its store found in its config and each range set's use "
+                      "(default: every network folder of --data-dir)");
+  ipam_ls->add_option("--data-dir", inv.data_dir,
+                      "host-local dataDir (default: the network's ipam.dataDir, else /var/lib/cni/networks)");
+  ipam_ls->add_option("--conf-dir", inv.conf_dir,
+                      "Where NETWORK's config is (env NETCONFPATH, default /etc/cni/net.d)");
   ipam_ls->add_flag("--json", inv.json, "JSON instead of a table");
   ipam_ls->callback([&inv] { inv.command = "ipam-ls"; });
 

@@ -2,6 +2,7 @@
 // turning its errors into messages and exit codes.
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 
@@ -9,6 +10,7 @@
 #include "netiface/agent/registry.h"
 #include "netiface/cli/attachments.h"
 #include "netiface/cli/ipam_ls.h"
+#include "netiface/cli/ipam_stores.h"
 #include "netiface/cli/leases.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
@@ -17,6 +19,7 @@
 #include "netiface/cni/skel.h"
 #include "netiface/cni/version.h"
 #include "netiface/etcd/client.h"
+#include "netiface/ipam/config.h"
 
 namespace netiface::cli {
 namespace {
@@ -90,12 +93,46 @@ int Ls(const Invocation& inv, CliContext& ctx) {
   return kExitOk;
 }
 
+// The stores to list: NETWORK's host-local stores as its config names them (an explicit --data-dir
+// replaces their folder), or the --data-dir (default host-local's) alone.
+std::vector<IpamStore> StoresToList(const Invocation& inv) {
+  std::vector<IpamStore> stores;
+  if (!inv.network.empty()) {
+    try {
+      stores = IpamStoresOf(cni::LoadNetworkConfigList(inv.conf_dir, inv.network).conf, cni::ReadFileIfExists);
+    } catch (const cni::Error&) {
+      if (inv.data_dir.empty()) throw;  // nowhere else to look
+    }
+    if (stores.empty() && inv.data_dir.empty()) {
+      throw cni::Error(cni::kInvalidConfig, "network " + inv.network + " uses no host-local IPAM");
+    }
+  }
+  if (stores.empty()) stores.push_back({"", std::string(ipam::kDefaultDataDir), {}, ""});
+  if (!inv.data_dir.empty()) {
+    for (auto& s : stores) s.data_dir = inv.data_dir;
+  }
+  return stores;
+}
+
 int IpamLs(const Invocation& inv, CliContext& ctx) {
-  auto rs = ListReservations(inv.data_dir, inv.network);
+  std::vector<Reservation> rs;
+  std::vector<RangeUsage> usage;
+  std::vector<std::string> listed;
+  for (const IpamStore& s : StoresToList(inv)) {
+    if (std::find(listed.begin(), listed.end(), s.data_dir) != listed.end()) continue;
+    listed.push_back(s.data_dir);
+    std::vector<Reservation> here = ListReservations(s.data_dir, inv.network);
+    for (RangeUsage& u : UsageOf(s, here)) usage.push_back(std::move(u));
+    if (!inv.network.empty() && !s.why_unknown.empty()) {
+      *ctx.err << "netiface ipam ls: " << s.plugin << ": range sets unknown: " << s.why_unknown << "\n";
+    }
+    rs.insert(rs.end(), here.begin(), here.end());
+  }
   if (inv.json) {
-    *ctx.out << ReservationsToJson(rs).dump(2) << "\n";
+    *ctx.out << json{{"reservations", ReservationsToJson(rs)}, {"ranges", UsageToJson(usage)}}.dump(2) << "\n";
   } else {
     *ctx.out << FormatReservationTable(rs);
+    if (!usage.empty()) *ctx.out << "\n" << FormatUsageTable(usage);
   }
   return kExitOk;
 }
