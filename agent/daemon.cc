@@ -15,6 +15,7 @@
 #include "netiface/agent/lease_watcher.h"
 #include "netiface/agent/subnet_env.h"
 #include "netiface/agent/vxlan.h"
+#include "netiface/cni/fault.h"
 #include "netiface/cni/log.h"
 #include "netiface/nat/cluster.h"
 
@@ -235,6 +236,7 @@ class Daemon {
         return;
       }
       own_ = *renewed;
+      cni::fault::Point("renewed lease");
       renew_at_ = Clock::now() + seconds(RenewAfterSeconds(o_.lease_ttl_s, o_.renew_margin_s));
       log::Info("renewed {} (etcd lease {:x})", Describe(own_->subnet), own_->etcd_lease);
     } catch (const std::exception& e) {
@@ -260,6 +262,7 @@ class Daemon {
     rules_at_ = Clock::now() + seconds(o_.rules_resync_s);
     try {
       nat::ApplyClusterRules(Rules());
+      cni::fault::Point("cluster rules");
       if (!rules_ok_) log::Info("cluster rules in place (masquerade {}, forward {})", o_.ip_masq, o_.forward_rules);
       rules_ok_ = true;
     } catch (const std::exception& e) {
@@ -306,6 +309,7 @@ class Daemon {
     }
     try {
       WriteSubnetEnv(o_.subnet_file, v);
+      cni::fault::Point("subnet.env");
       if (!env_written_ || *env_written_ != text)
         log::Info("wrote {} (subnet {})", o_.subnet_file, v.subnet->ToString());
       env_written_ = text;

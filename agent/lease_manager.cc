@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "netiface/cni/fault.h"
 #include "netiface/cni/log.h"
 #include "u128.h"
 
@@ -155,7 +156,10 @@ Lease AcquireLease(Registry& registry, const NetworkConfig& cfg, const LeaseAttr
         got = registry.CreateLease(c.subnet, mine, ttl_seconds);
         break;
     }
-    if (got) return *got;
+    if (got) {
+      cni::fault::Point("lease " + FormatSubnetKey(got->subnet));
+      return *got;
+    }
     log::Info("lost the race for subnet {} (attempt {} of {}), choosing again", FormatSubnetKey(c.subnet), attempt,
               max_attempts);
   }

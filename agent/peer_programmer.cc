@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/fault.h"
 #include "netiface/cni/log.h"
 
 namespace netiface::agent {
@@ -82,6 +83,7 @@ void PeerProgrammer::SetRoute(const nl::RouteSpec& r, bool replace) {
                      "a route to " + dst.ToString() + " that the agent did not install exists; leaving it");
   }
   our_routes_.insert(dst);
+  cni::fault::Point("route " + dst.ToString());
 }
 
 // Best effort: each entry is tried whatever happened to the one before. `what` ("stale") logs each

@@ -2,6 +2,7 @@
 #include "netiface/cni/error.h"
 #include "netiface/cni/join.h"
 #include "netiface/cni/log.h"
+#include "netiface/cni/undo.h"
 #include "netiface/firewall/config.h"
 #include "netiface/firewall/firewall.h"
 
@@ -23,8 +24,12 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
   const cni::Result& prev = RequirePrev(args);
   cni::ResultToJson(prev, c.cni_version);  // what skel prints must be printable before anything changes
   const nat::FirewallSpec spec = PlanSpec(c, args.container_id, args.ifname, prev);
-  // 2. The rules.
+  // 2. The rules: one transaction, so its undo comes once it succeeded (pushed before, the undo of a
+  // failed apply would remove rules of this attachment an earlier ADD made).
+  cni::UndoStack undo;
   ops.Apply(spec);
+  undo.Push("remove firewall rules", [&ops, tag = spec.tag] { ops.Remove(tag); });
+  undo.Dismiss();
   log::Debug("firewall: ADD done: {} address(es)", spec.addrs.size());
   return prev;
 }

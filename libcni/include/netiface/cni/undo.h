@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "netiface/cni/fault.h"
 #include "netiface/cni/log.h"
 
 namespace netiface::cni {
@@ -27,10 +28,19 @@ class UndoStack {
   // the error of the ADD is the one reported.
   ~UndoStack() { RunAll(); }
 
-  // `what` names the undo in the log ("delete veth vethab12cd34").
-  void Push(std::string what, std::function<void()> undo) { undos_.emplace_back(std::move(what), std::move(undo)); }
+  // `what` names the undo in the log ("delete veth vethab12cd34"). Each Push and the Dismiss are the
+  // points where the test-only fault hook (fault.h) can fail or kill the ADD; a Push's point comes once
+  // its undo is on the stack, so a fault there is undone whether the step runs after the Push or ran
+  // before it.
+  void Push(std::string what, std::function<void()> undo) {
+    undos_.emplace_back(std::move(what), std::move(undo));
+    fault::Point(undos_.back().first);
+  }
   // The ADD succeeded: nothing is undone.
-  void Dismiss() noexcept { undos_.clear(); }
+  void Dismiss() {
+    fault::Point("done");
+    undos_.clear();
+  }
   size_t size() const noexcept { return undos_.size(); }
 
  private:
