@@ -11,7 +11,17 @@ endif()
 # spdlog and fmt are used header-only: Debian ships them only as shared objects, and every
 # shared object costs process start time (docs/architecture.md, "Linking and process start").
 set(NETIFACE_DEFINES FMT_HEADER_ONLY SPDLOG_HEADER_ONLY SPDLOG_FMT_EXTERNAL)
+if(NETIFACE_FAULT_INJECTION)
+  list(APPEND NETIFACE_DEFINES NETIFACE_FAULT_INJECTION)
+endif()
 
+if(NETIFACE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "NETIFACE_FUZZ needs clang (CXX=clang++): libFuzzer is clang's")
+  endif()
+  set(NETIFACE_SANITIZE ON CACHE BOOL "" FORCE)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
 if(NETIFACE_SANITIZE)
   set(NETIFACE_STATIC_RUNTIME OFF CACHE BOOL "" FORCE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
