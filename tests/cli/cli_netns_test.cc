@@ -70,7 +70,8 @@ class CliNetnsTest : public ::testing::Test {
     auto r = Netiface({"ipam", "ls", network, "--data-dir", dir_ / "ipam", "--json"}, "");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<std::string> out;
-    for (const auto& e : r.Json()["reservations"])
+    const json listing = r.Json();  // named: a range-for over a temporary's member would outlive it
+    for (const auto& e : listing["reservations"])
       out.push_back(e["address"].get<std::string>() + " " + e["containerId"].get<std::string>());
     return out;
   }
