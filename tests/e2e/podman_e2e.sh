@@ -37,10 +37,12 @@ die() { echo "FATAL: $*" >&2; exit 1; }
 
 # --- private subnets that nothing on this machine uses -------------------------------------------
 pick_octet() {  # pick_octet PREFIX: an a in 1..250 with PREFIX.a.0/24 unused by routes and addresses
-  local a
+  local a routes addrs
+  # Read once (a `| grep -q` under pipefail can fail by SIGPIPE and call a used subnet free).
+  routes=$(ip -4 route show table all); addrs=$(ip -4 -o addr show)
   for a in $(seq $((T % 200 + 20)) 250) $(seq 1 250); do
-    if ! ip -4 route show table all | grep -q "^\(local \|broadcast \)\?$1\.$a\." &&
-       ! ip -4 -o addr show | grep -q " $1\.$a\."; then echo "$a"; return; fi
+    if ! grep -q "^\(local \|broadcast \)\?$1\.$a\." <<<"$routes" &&
+       ! grep -q " $1\.$a\." <<<"$addrs"; then echo "$a"; return; fi
   done
   die "no free subnet under $1.0.0/16"
 }
@@ -235,8 +237,11 @@ podman_default_network() {
     cat "$conf"; "${P[@]}" logs "$NET_PD-web" 2>&1 | tail -5; ip netns exec "$HP" nft list ruleset
     "${P[@]}" ps -a; "${P[@]}" exec "$NET_PD-web" netstat -ltn
   fi
-  ip netns exec "$HP" nft list ruleset | grep -q "netiface-firewall:$NET_PD:" || fail "$NET_PD: no firewall rules"
-  ip netns exec "$HP" nft list ruleset | grep -q "netiface-portmap:$NET_PD:" || fail "$NET_PD: no port mapping"
+  # Read once, then searched: `nft ... | grep -q` fails under pipefail whenever grep quits before nft has
+  # written everything (SIGPIPE), which a long ruleset makes likely.
+  local rules; rules=$(ip netns exec "$HP" nft list ruleset)
+  grep -q "netiface-firewall:$NET_PD:" <<<"$rules" || fail "$NET_PD: no firewall rules"
+  grep -q "netiface-portmap:$NET_PD:" <<<"$rules" || fail "$NET_PD: no port mapping"
   "${P[@]}" stop -t 0 "$NET_PD-web" >/dev/null
   "${P[@]}" rm "$NET_PD-web" >/dev/null
   [ "$(ip netns exec "$HP" nft list ruleset)" = "$rules_before" ] ||
