@@ -13,6 +13,7 @@
 
 #include "cluster_fixture.h"
 #include "netiface/cni/ip.h"
+#include "ruleset.h"
 
 namespace netiface::testing {
 namespace {
@@ -24,19 +25,6 @@ constexpr char kHostGw[] = R"({"Network": "10.6.0.0/16", "Backend": {"Type": "ho
 std::string SubnetOf(const std::string& first_host) {
   auto net = cni::IpNet::Parse(first_host);
   return net ? net->Network().ToString() : "";
-}
-
-// The ruleset without what the kernel renumbers when a table or chain is made again (handles).
-json Ruleset(const TempNetns& ns) {
-  json out = json::array();
-  for (json e : ns.Sh("nft -j list ruleset").Json().value("nftables", json::array())) {
-    if (e.contains("metainfo")) continue;
-    for (auto& [kind, body] : e.items()) {
-      if (body.is_object()) body.erase("handle");
-    }
-    out.push_back(e);
-  }
-  return out;
 }
 
 class AgentFaultNetnsTest : public ::testing::Test {
@@ -80,7 +68,7 @@ class AgentFaultNetnsTest : public ::testing::Test {
     json leases = json::object();
     for (const auto& [key, value] : c_->LeaseRecords()) leases[value.value("PublicIP", "?")].push_back(key);
     // The rules name node 1's subnet, which a fresh start may choose anew: it reads as "<own subnet>".
-    std::string rules = Ruleset(*c_->node(1).ns).dump();
+    std::string rules = RulesetWithoutHandles(*c_->node(1).ns).dump();
     const std::string own = "\"" + SubnetOf(c_->Subnet(1)).substr(0, SubnetOf(c_->Subnet(1)).find('/')) + "\"";
     for (size_t at; own.size() > 2 && (at = rules.find(own)) != std::string::npos;) {
       rules.replace(at, own.size(), "\"<own subnet>\"");

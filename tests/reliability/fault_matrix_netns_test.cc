@@ -24,6 +24,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ruleset.h"
 #include "testutil.h"
 
 namespace netiface::testing {
@@ -37,19 +38,6 @@ struct Point {
   int index;
   std::string what;
 };
-
-// The ruleset without what the kernel renumbers when a table or chain is made again (handles).
-json Ruleset(const TempNetns& ns) {
-  json out = json::array();
-  for (json e : ns.Sh("nft -j list ruleset").Json().value("nftables", json::array())) {
-    if (e.contains("metainfo")) continue;
-    for (auto& [kind, body] : e.items()) {
-      if (body.is_object()) body.erase("handle");
-    }
-    out.push_back(e);
-  }
-  return out;
-}
 
 class FaultMatrixNetnsTest : public ::testing::Test {
  protected:
@@ -104,7 +92,7 @@ class FaultMatrixNetnsTest : public ::testing::Test {
 
   // Everything a chain may change and must give back, in one value.
   json State(const TempNetns& pod) const {
-    const json nft = Ruleset(*node_);
+    const json nft = RulesetWithoutHandles(*node_);
     json qdiscs = json::array();
     for (json q : node_->Sh("tc -j qdisc show").Json()) {
       q.erase("refcnt");
