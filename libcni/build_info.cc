@@ -6,6 +6,7 @@ namespace netiface::cni {
 
 std::string_view ProjectVersion() { return NETIFACE_BUILD_VERSION; }
 std::string_view SourceRevision() { return NETIFACE_BUILD_REVISION; }
+std::string_view DefaultLogFile() { return NETIFACE_BUILD_LOG_FILE; }
 
 std::string VersionLine(std::string_view program) {
   std::string line(program);

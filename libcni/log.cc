@@ -7,16 +7,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
 
+#include <spdlog/details/null_mutex.h>
 #include <spdlog/logger.h>
-#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
-#include "netiface/cni/error.h"
-#include "netiface/cni/file.h"
+#include "netiface/cni/log_file.h"
 
 namespace netiface::log {
 namespace {
@@ -39,9 +41,32 @@ spdlog::level::level_enum ToSpd(Level l) {
   return spdlog::level::off;
 }
 
+// Lines to a LogFile; the first line it cannot write is reported once on stderr.
+class PrivateFileSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+ public:
+  explicit PrivateFileSink(LogFileOptions options) : file_(std::move(options)) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t buf;
+    formatter_->format(msg, buf);
+    if (file_.Write(std::string_view(buf.data(), buf.size())) || reported_) return;
+    reported_ = true;
+    std::string note = "netiface: " + file_.error() + " (logging to stderr only)\n";
+    ssize_t ignored = ::write(STDERR_FILENO, note.data(), note.size());
+    (void)ignored;
+  }
+  void flush_() override {}
+
+ private:
+  LogFile file_;
+  bool reported_ = false;
+};
+
 struct State {
   Level level = Level::kWarn;
-  std::shared_ptr<spdlog::sinks::basic_file_sink_st> file_sink;
+  std::string context;  // what every line names: program, verb, container, ifname, network
+  std::shared_ptr<PrivateFileSink> file_sink;
   std::unique_ptr<spdlog::logger> logger;  // built at the first message: most calls log none
 
   spdlog::logger& Logger() {
@@ -80,40 +105,68 @@ std::optional<Level> ParseLevel(std::string s) {
   return std::nullopt;
 }
 
-// Opens (creating 0600, parents too) the log file for appending.
-std::shared_ptr<spdlog::sinks::basic_file_sink_st> OpenFileSink(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash != std::string::npos && slash > 0) cni::MakeDirs(path.substr(0, slash), 0755);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) throw cni::Error(cni::kIoFailure, "cannot open log file " + path);
-  ::close(fd);
-  return std::make_shared<spdlog::sinks::basic_file_sink_st>(path, /*truncate=*/false);
+std::string StringKey(const nlohmann::json& conf, const char* key) {
+  if (!conf.is_object()) return "";
+  auto it = conf.find(key);
+  return it != conf.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// A positive integer key, or `fallback`.
+std::uint64_t CountKey(const nlohmann::json& conf, const char* key, std::uint64_t fallback) {
+  if (!conf.is_object()) return fallback;
+  auto it = conf.find(key);
+  if (it == conf.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0) return fallback;
+  return it->get<std::uint64_t>();
 }
 
 }  // namespace
 
-void Configure(const nlohmann::json& conf) {
+void Configure(const nlohmann::json& conf, std::string_view default_file) {
   State& s = GetState();
   std::string warning;
   s.level = Level::kWarn;
   s.file_sink.reset();
   s.logger.reset();
-  if (!conf.is_object()) return;
-  if (auto it = conf.find("logLevel"); it != conf.end() && it->is_string()) {
-    if (auto l = ParseLevel(it->get<std::string>())) {
+  std::string level = StringKey(conf, "logLevel"), file = StringKey(conf, "logFile");
+  if (const char* v = std::getenv(kLevelEnv); v && *v) level = v;
+  if (const char* v = std::getenv(kFileEnv); v && *v) file = v;
+  if (!level.empty()) {
+    if (auto l = ParseLevel(level)) {
       s.level = *l;
     } else {
-      warning = "unknown logLevel \"" + it->get<std::string>() + "\", using warning";
+      warning = "unknown logLevel \"" + level + "\", using warning";
     }
   }
-  if (auto it = conf.find("logFile"); it != conf.end() && it->is_string() && !it->get<std::string>().empty()) {
-    try {
-      s.file_sink = OpenFileSink(it->get<std::string>());
-    } catch (const std::exception& e) {
-      warning = std::string("logging to stderr: ") + e.what();
-    }
+  if (file.empty()) file = default_file;
+  if (!file.empty() && file != "none") {
+    LogFileOptions options;
+    options.path = file;
+    options.max_bytes = CountKey(conf, "logFileMaxSize", 10) << 20;
+    options.max_files = static_cast<int>(std::min<std::uint64_t>(CountKey(conf, "logFileMaxCount", 5), 100));
+    if (options.max_bytes == 0) options.max_bytes = 1u << 20;
+    s.file_sink = std::make_shared<PrivateFileSink>(std::move(options));
   }
   if (!warning.empty()) Write(Level::kWarn, warning);
+}
+
+struct SavedState {
+  State state;
+};
+
+std::shared_ptr<SavedState> SaveState() {
+  auto saved = std::make_shared<SavedState>();
+  saved->state = std::move(GetState());
+  GetState() = State();
+  return saved;
+}
+
+void RestoreState(std::shared_ptr<SavedState> saved) {
+  if (saved) GetState() = std::move(saved->state);
+}
+
+void SetContext(std::string context) {
+  State& s = GetState();
+  s.context = std::move(context);
 }
 
 void SetLevel(Level l) {
@@ -130,7 +183,12 @@ void Write(Level l, std::string_view msg) {
   static std::mutex* mu = new std::mutex();
   std::lock_guard<std::mutex> lock(*mu);
   try {
-    GetState().Logger().log(ToSpd(l), "{}", msg);
+    State& s = GetState();
+    if (s.context.empty()) {
+      s.Logger().log(ToSpd(l), "{}", msg);
+    } else {
+      s.Logger().log(ToSpd(l), "{}: {}", s.context, msg);
+    }
   } catch (...) {
     // Logging never fails the caller.
   }

@@ -22,6 +22,8 @@ tag=$$
 UL=nfdemo-ul-$tag
 NODES=(1 2 3)
 W=$(mktemp -d /tmp/netiface-demo-XXXXXX)
+# The plugins' log file in the demo's own folder (removed at the end), not the machine's /var/log.
+export NETIFACE_LOG_FILE=$W/cni.log
 ETCD_PID=
 AGENT_PIDS=()
 node_ns() { echo "nfdemo-n$1-$tag"; }

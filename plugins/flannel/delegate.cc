@@ -61,6 +61,10 @@ json RenderDelegate(const Config& c, const SubnetEnv& env) {
   if (d["type"] == "bridge" && !d.contains("isGateway")) d["isGateway"] = true;
   if (c.has_cni_version || !d.contains("cniVersion")) d["cniVersion"] = c.cni_version;
   if (c.runtime_config.is_object() && !c.runtime_config.empty()) d["runtimeConfig"] = c.runtime_config;
+  // The delegate logs as flannel was told to, unless its own section says otherwise.
+  for (const char* key : {"logLevel", "logFile", "logFileMaxSize", "logFileMaxCount"}) {
+    if (auto it = c.raw.find(key); it != c.raw.end() && !d.contains(key)) d[key] = *it;
+  }
 
   json ipam = c.ipam.is_object() ? c.ipam : json::object();
   if (!ipam.contains("type")) ipam["type"] = "host-local";

@@ -46,6 +46,11 @@ RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, 
   cni::SpawnSpec spec;
   spec.argv = argv;
   spec.env = env;
+  // The plugins' log file: the one ctest names for this tree (never the machine's /var/log), unless the
+  // test sets its own.
+  if (const char* log_file = std::getenv("NETIFACE_LOG_FILE"); log_file && !env.count("NETIFACE_LOG_FILE")) {
+    spec.env["NETIFACE_LOG_FILE"] = log_file;
+  }
   spec.stdin_data = stdin_data;
   spec.stderr_mode = cni::Stderr::kCapture;
   spec.placement = cni::Placement::kAsSpawned;

@@ -18,7 +18,7 @@ namespace {
 
 constexpr char kFooter[] =
     "Exit codes: 0 ok, 1 a plugin failed or could not run (code and msg on stderr), 2 usage, 3 network\n"
-    "not found or unusable, 4 local failure (cache, data dir). See tools/netiface/README.md.";
+    "not found or unusable, 4 local failure (cache, data dir). See netiface(1).";
 
 std::string EnvOr(const CliContext& ctx, const char* name, const std::string& fallback) {
   auto it = ctx.env.find(name);
@@ -72,8 +72,10 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
   app.footer(kFooter);
   app.set_version_flag("--version", cni::VersionLine("netiface"));
   app.require_subcommand(1);
-  app.add_option("--log-level", log_level, "debug|info|warning|error|none (default warning; logs go to stderr)")
-      ->check(CLI::IsMember({"debug", "info", "warning", "error", "none"}));
+  CLI::Option* log_level_opt =
+      app.add_option("--log-level", log_level,
+                     "debug|info|warning|error|none (default warning): the CLI's stderr and the plugins it runs");
+  log_level_opt->check(CLI::IsMember({"debug", "info", "warning", "error", "none"}));
   app.fallthrough();
 
   struct Verb {
@@ -171,6 +173,8 @@ int RunCli(const std::vector<std::string>& argv, CliContext& ctx) {
                                                             {"error", log::Level::kError},
                                                             {"none", log::Level::kOff}};
   log::SetLevel(kLevels.at(log_level));
+  // The plugins read it from their environment, over their config's logLevel (log.h).
+  if (log_level_opt->count() > 0) ctx.env[log::kLevelEnv] = log_level;
   if (inv.command == "del" && inv.netns.empty() && inv.container_id.empty()) {
     *ctx.err << "netiface del: NETNS is required unless --container-id is given\n";
     return kExitUsage;

@@ -10,6 +10,8 @@ namespace netiface::cni {
 
 std::string_view ProjectVersion();  // "0.1.0"
 std::string_view SourceRevision();  // "428b296a1c2e", "428b296a1c2e-dirty", or "unknown"
+// The plugins' log file when their config names none (-DNETIFACE_LOG_FILE, /var/log/netiface/cni.log).
+std::string_view DefaultLogFile();
 // "<program> 0.1.0 (428b296a1c2e)": the --version line of every executable.
 std::string VersionLine(std::string_view program);
 
