@@ -1,11 +1,11 @@
 #include "netiface/agent/vxlan_plan.h"
 
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
 
 #include <fmt/format.h>
 
 #include "json_fold.h"
+#include "netiface/cni/hash.h"
 #include "netiface/cni/mac.h"
 
 namespace netiface::agent {
@@ -63,8 +63,7 @@ std::string StableVtepMac(const cni::IpAddr& public_ip, uint32_t vni) {
   input += public_ip.ToString();
   input += '\0';
   input += std::to_string(vni);
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), md);
+  std::vector<unsigned char> md = cni::Digest(cni::Hash::kSha256, input);
   md[0] = static_cast<unsigned char>((md[0] | 0x02) & ~0x01);  // locally administered, unicast
   return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", md[0], md[1], md[2], md[3], md[4], md[5]);
 }

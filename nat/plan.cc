@@ -1,7 +1,5 @@
 #include "plan.h"
 
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 
 #include "firewall_plan.h"
 #include "netiface/cni/error.h"
+#include "netiface/cni/hash.h"
 #include "portmap_plan.h"
 
 namespace netiface::nat {
@@ -18,22 +17,8 @@ namespace {
 
 constexpr size_t kMaxNetworkInComment = 48;
 
-// The low-level SHA256_* functions: EVP would pull OpenSSL's provider machinery into every plugin that
-// links nat (megabytes of code and relocations paid at each process start).
 std::string Sha256Hex(std::string_view data, size_t hex_chars) {
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  const unsigned int len = SHA256_DIGEST_LENGTH;
-  SHA256_CTX ctx;
-  if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data.data(), data.size()) != 1 || SHA256_Final(md, &ctx) != 1) {
-    throw cni::Error(cni::kNatFailure, "SHA-256 failed");
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len && out.size() < hex_chars; ++i) {
-    out += kHex[md[i] >> 4];
-    out += kHex[md[i] & 0xf];
-  }
-  return out.substr(0, hex_chars);
+  return cni::HexDigest(cni::Hash::kSha256, data).substr(0, hex_chars);
 }
 
 std::string Proto(int family_bits) { return family_bits == 32 ? "ip" : "ip6"; }

@@ -1,8 +1,5 @@
 // Config, the tbf parameters and the ifb name: the reference's rules and formulas, as values.
-#define OPENSSL_SUPPRESS_DEPRECATED
 #include "netiface/bandwidth/plan.h"
-
-#include <openssl/sha.h>
 
 #include <array>
 #include <cstdio>
@@ -10,6 +7,7 @@
 #include <string>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/hash.h"
 #include "netiface/cni/json_get.h"
 
 namespace netiface::bandwidth {
@@ -100,15 +98,7 @@ nl::TbfParams PlanTbf(const Limit& l, double ticks_per_usec) {
 std::string IfbName(std::string_view network, std::string_view container_id) {
   std::string in(network);
   in += container_id;
-  unsigned char md[SHA512_DIGEST_LENGTH];
-  SHA512(reinterpret_cast<const unsigned char*>(in.data()), in.size(), md);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "bwp";
-  for (int i = 0; out.size() < 15; ++i) {
-    out += kHex[md[i] >> 4];
-    out += kHex[md[i] & 0xf];
-  }
-  return out.substr(0, 15);
+  return "bwp" + cni::HexDigest(cni::Hash::kSha512, in).substr(0, 12);
 }
 
 }  // namespace netiface::bandwidth

@@ -1,27 +1,10 @@
 #include "netiface/veth_workload/naming.h"
 
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
+#include "netiface/cni/hash.h"
 
 namespace netiface::veth_workload {
 
-// The low-level SHA1_* functions: OpenSSL 3's one-shot SHA1() goes through EVP, which loads the
-// provider configuration (openssl.cnf) first and costs about a millisecond per process.
-std::string Sha1Hex(std::string_view data) {
-  unsigned char digest[SHA_DIGEST_LENGTH];
-  SHA_CTX ctx;
-  SHA1_Init(&ctx);
-  SHA1_Update(&ctx, data.data(), data.size());
-  SHA1_Final(digest, &ctx);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * SHA_DIGEST_LENGTH);
-  for (unsigned char b : digest) {
-    out += kHex[b >> 4];
-    out += kHex[b & 0xf];
-  }
-  return out;
-}
+std::string Sha1Hex(std::string_view data) { return cni::HexDigest(cni::Hash::kSha1, data); }
 
 std::string HostVethHashInput(const Identity& id) {
   if (!id.IsK8s()) return id.container_id + "." + id.ifname;

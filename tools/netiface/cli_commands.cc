@@ -1,6 +1,5 @@
 // Executing a parsed command line: building the runtime's inputs, calling the libcni runtime and
 // turning its errors into messages and exit codes.
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include "netiface/cli/leases.h"
 #include "netiface/cni/error.h"
 #include "netiface/cni/file.h"
+#include "netiface/cni/hash.h"
 #include "netiface/cni/result.h"
 #include "netiface/cni/runtime/runtime.h"
 #include "netiface/cni/skel.h"
@@ -243,18 +243,7 @@ std::string AbsolutePath(const std::string& path) {
 }
 
 std::string ContainerIdFromNetns(const std::string& netns_path) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(netns_path.data(), netns_path.size(), digest, &len, EVP_sha512(), nullptr) != 1 || len < 10) {
-    throw cni::Error(cni::kInternal, "SHA-512 failed");
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id = "cnitool-";
-  for (int i = 0; i < 10; ++i) {
-    id += kHex[digest[i] >> 4];
-    id += kHex[digest[i] & 0xF];
-  }
-  return id;
+  return "cnitool-" + cni::HexDigest(cni::Hash::kSha512, netns_path).substr(0, 20);
 }
 
 int Execute(const Invocation& inv, CliContext& ctx) {
