@@ -52,7 +52,7 @@ Command ParseCommandLine(const std::vector<std::string>& argv_in, const std::map
       "netiface-agent");
   app.footer(
       "Every flag can also be given as FLANNELD_<FLAG> in the environment (FLANNELD_ETCD_ENDPOINTS, ...),\n"
-      "and as -flag=value (Go's spelling). See agent/README.md.");
+      "and as -flag=value (Go's spelling). See netiface-agent(8).");
   app.add_option("--etcd-endpoints", endpoints, "Comma-separated etcd endpoints")->capture_default_str();
   app.add_option("--etcd-prefix", o.prefix, "etcd prefix of flannel's keys")->capture_default_str();
   app.add_option("--etcd-cafile", o.etcd.ca_file, "CA bundle to verify etcd's certificate (https endpoints)");

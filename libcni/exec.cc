@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "netiface/cni/error.h"
+#include "netiface/cni/in_process.h"
 #include "netiface/cni/process.h"
 
 namespace netiface::cni {
@@ -37,10 +38,16 @@ class ProcessRunning : public Exec::Running {
   Process process_;  // reaped by its destructor when Wait() was not called
 };
 
+// Children through Process, or in this process when the delegate is this very executable (in_process.h):
+// then Start() is Exec's own, which runs the call at once or at Release().
 class PosixExec : public Exec {
  public:
-  ExecOutput Run(const ExecRequest& req) override { return Start(req)->Wait(); }
+  ExecOutput Run(const ExecRequest& req) override {
+    if (auto target = InProcessTargetOf(req)) return RunInProcess(*target, req);
+    return std::make_unique<ProcessRunning>(Process::Spawn(SpecOf(req)))->Wait();
+  }
   std::unique_ptr<Running> Start(const ExecRequest& req) override {
+    if (InProcessTargetOf(req)) return Exec::Start(req);
     return std::make_unique<ProcessRunning>(Process::Spawn(SpecOf(req)));
   }
 };

@@ -52,13 +52,43 @@ void Trace(std::string_view program, long index, std::string_view what) {
   ::close(fd);
 }
 
+// The points of one program: its name, its target, its next number.
+struct Counter {
+  std::string program;
+  Target target;
+  long next = 0;
+};
+
+Counter*& Current() {
+  static Counter* current = nullptr;
+  return current;
+}
+
+Counter& CurrentCounter() {
+  if (Current() == nullptr) {
+    static Counter process{program_invocation_short_name, ParseTarget(program_invocation_short_name), 0};
+    Current() = &process;
+  }
+  return *Current();
+}
+
 }  // namespace
 
+ScopedProgram::ScopedProgram(std::string_view program) {
+  saved_ = &CurrentCounter();
+  Current() = new Counter{std::string(program), ParseTarget(program), 0};
+}
+
+ScopedProgram::~ScopedProgram() {
+  delete Current();
+  Current() = static_cast<Counter*>(saved_);
+}
+
 void Point(std::string_view what) {
-  static const std::string_view program = program_invocation_short_name;
-  static const Target target = ParseTarget(program);
-  static long next = 0;
-  const long index = next++;
+  Counter& c = CurrentCounter();
+  const std::string_view program = c.program;
+  const Target& target = c.target;
+  const long index = c.next++;
   Trace(program, index, what);
   if (!target.armed || target.index != index) return;
   if (target.kill) {

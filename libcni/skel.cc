@@ -7,11 +7,15 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "netiface/cni/build_info.h"
+#include "netiface/cni/config_keys.h"
 #include "netiface/cni/error.h"
+#include "netiface/cni/fault.h"
 #include "netiface/cni/file.h"
 #include "netiface/cni/ifname.h"
+#include "netiface/cni/in_process.h"
 #include "netiface/cni/log.h"
 
 namespace netiface::cni {
@@ -105,6 +109,21 @@ std::string ErrorVersion(const std::string& stdin_data) {
   return "";
 }
 
+// The program's name (argv[0]'s last component) for the log lines; "plugin" when not run from a main.
+std::string& ProgramName() {
+  static std::string* name = new std::string("plugin");
+  return *name;
+}
+
+// What every log line of the call names; the network once the config is read.
+void SetLogContext(const CmdArgs& args, const std::string& network) {
+  std::string c = ProgramName() + " " + args.command;
+  if (!args.container_id.empty()) c += " container=" + args.container_id;
+  if (!args.ifname.empty()) c += " ifname=" + args.ifname;
+  if (!network.empty()) c += " network=" + network;
+  log::SetContext(std::move(c));
+}
+
 int Dispatch(const PluginFuncs& funcs, const PluginInfo& info, Env& env, std::string& stdin_data) {
   std::string command = Nonempty(env, "CNI_COMMAND");
   if (command.empty()) {
@@ -129,6 +148,10 @@ int Dispatch(const PluginFuncs& funcs, const PluginInfo& info, Env& env, std::st
   args.ifname = Nonempty(env, "CNI_IFNAME");
   args.args = Nonempty(env, "CNI_ARGS");
   args.path = Nonempty(env, "CNI_PATH");
+  // Until the config is read (and names its own), the default file and level: an ADD failing on its
+  // environment or its JSON is in the log file too.
+  log::Configure(json(), DefaultLogFile());
+  SetLogContext(args, "");
   std::vector<std::string> missing;
   if (verb->container_id && args.container_id.empty()) missing.push_back("CNI_CONTAINERID");
   if (verb->netns && args.netns.empty()) missing.push_back("CNI_NETNS");
@@ -152,7 +175,11 @@ int Dispatch(const PluginFuncs& funcs, const PluginInfo& info, Env& env, std::st
   if (CompareVersions(version, verb->min_version) < 0) {
     throw Error(kIncompatibleVersion, "config version does not allow " + command);
   }
-  log::Configure(args.conf.raw);
+  log::Configure(args.conf.raw, DefaultLogFile());
+  SetLogContext(args, args.conf.name);
+  if (command == "ADD" && !info.documented_keys.empty()) {
+    for (const auto& w : UnknownKeyWarnings(args.conf.raw, info.documented_keys, info.keys_section)) log::Warn("{}", w);
+  }
 
   if (command == "ADD") {
     if (!funcs.add) throw Error(kInvalidEnv, "plugin does not support ADD");
@@ -193,7 +220,25 @@ int PluginMain(const PluginFuncs& funcs, const PluginInfo& info, int argc, char*
     std::printf("%s\n", VersionLine(program).c_str());
     return 0;
   }
+  if (argc >= 1 && argv[0] && *argv[0]) {
+    std::string_view program = argv[0];
+    if (auto slash = program.rfind('/'); slash != std::string_view::npos) program.remove_prefix(slash + 1);
+    ProgramName() = std::string(program);
+  }
   return PluginMain(funcs, info);
+}
+
+int RunPluginInProcess(std::string_view program, const PluginEntry& entry, Env& env) {
+  std::string caller = std::exchange(ProgramName(), std::string(program));
+  std::shared_ptr<log::SavedState> caller_log = log::SaveState();
+  int code = 1;
+  {
+    fault::ScopedProgram points(program);
+    code = PluginMain(entry.funcs, entry.info, env);
+  }
+  log::RestoreState(std::move(caller_log));
+  ProgramName() = std::move(caller);
+  return code;
 }
 
 std::vector<std::string> PluginInfo::AllVersions() {

@@ -3,6 +3,8 @@
 #include <sys/socket.h>
 
 #include <cstdio>
+#include <set>
+#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -356,6 +358,79 @@ TEST_F(BridgeTest, StatusAndGcForwardToIpam) {
   std::string rules = node.host().Sh("nft list ruleset").out;
   EXPECT_THAT(rules, HasSubstr("netiface:testnet:ctr1:eth0"));
   EXPECT_THAT(rules, ::testing::Not(HasSubstr("netiface:testnet:ctr2:eth0")));
+}
+
+// libcni/in_process.h: bridge's host-local runs in bridge's own process when CNI_PATH resolves it to the
+// same image, and in a child with NETIFACE_IN_PROCESS=0 or when CNI_PATH finds another host-local (the
+// reference's); the results and the errors are the same either way.
+TEST_F(BridgeTest, DelegateRunsInProcessWithTheSemanticsOfAnExec) {
+  Node node;
+  TempDir logs;
+  auto call = [&](const std::string& command, const TempNetns& pod, const std::string& cid, const json& conf,
+                  const std::string& in_process, const std::string& path = "") {
+    PluginCall c;
+    c.command = command;
+    c.container_id = cid;
+    c.netns = pod.path();
+    c.host_ns = node.host().name();
+    c.path = path;
+    c.extra_env = {{"NETIFACE_IN_PROCESS", in_process},
+                   {"NETIFACE_LOG_FILE", logs / (cid + ".log")},
+                   {"NETIFACE_LOG_LEVEL", "debug"}};
+    return RunPlugin(Bridge(), c, conf);
+  };
+  // The process IDs on the log lines of `program`'s ADD for `cid`.
+  auto pids = [&](const std::string& cid, const std::string& program) {
+    std::set<std::string> out;
+    std::istringstream lines(ReadFile(logs / (cid + ".log")));
+    for (std::string line; std::getline(lines, line);) {
+      size_t open = line.find(" ["), close = line.find("] ");
+      if (open == std::string::npos || close == std::string::npos) continue;
+      if (line.find(": " + program + " ADD container=" + cid + " ") == std::string::npos) continue;
+      out.insert(line.substr(open + 2, close - open - 2));
+    }
+    return out;
+  };
+  const json conf = Conf(node, "1.0.0");
+  const TempNetns& a = node.NewPod();
+  const TempNetns& b = node.NewPod();
+  RunResult here = call("ADD", a, "ipa", conf, "1");
+  RunResult child = call("ADD", b, "ipb", conf, "0");
+  ASSERT_EQ(here.exit_code, 0) << here.out << here.err;
+  ASSERT_EQ(child.exit_code, 0) << child.out << child.err;
+  EXPECT_EQ(pids("ipa", "bridge").size(), 1u);
+  EXPECT_EQ(pids("ipa", "host-local"), pids("ipa", "bridge")) << ReadFile(logs / "ipa.log");
+  EXPECT_EQ(pids("ipb", "host-local").size(), 1u);
+  EXPECT_NE(pids("ipb", "host-local"), pids("ipb", "bridge")) << ReadFile(logs / "ipb.log");
+  json r_here = here.Json(), r_child = child.Json();
+  EXPECT_EQ(r_here["ips"][0]["address"], "10.77.0.2/24");
+  EXPECT_EQ(r_child["ips"][0]["address"], "10.77.0.3/24");
+  for (const char* key : {"gateway", "interface"}) EXPECT_EQ(r_here["ips"][0][key], r_child["ips"][0][key]) << key;
+  EXPECT_EQ(r_here["dns"], r_child["dns"]);
+
+  // A failing delegate: the same error object either way, and nothing left behind.
+  json bad = conf;
+  bad["ipam"]["ranges"][0][0]["rangeStart"] = "10.9.9.9";
+  const TempNetns& c = node.NewPod();
+  RunResult bad_here = call("ADD", c, "ipc", bad, "1");
+  RunResult bad_child = call("ADD", c, "ipd", bad, "0");
+  EXPECT_EQ(bad_here.exit_code, 1);
+  EXPECT_EQ(bad_child.exit_code, 1);
+  EXPECT_EQ(bad_here.Json(), bad_child.Json());
+  EXPECT_THAT(bad_here.Json().value("msg", ""), HasSubstr("rangeStart"));
+  EXPECT_TRUE(Node::Link(c, "eth0").is_null());
+
+  // Another host-local first on CNI_PATH (the reference's): a child, whatever NETIFACE_IN_PROCESS says.
+  if (HaveReference()) {
+    const TempNetns& d = node.NewPod();
+    RunResult ref = call("ADD", d, "ipe", conf, "1", RefDir() + ":" + BinDir());
+    ASSERT_EQ(ref.exit_code, 0) << ref.out << ref.err;
+    EXPECT_TRUE(pids("ipe", "host-local").empty()) << "our host-local ran instead of the reference's";
+    EXPECT_EQ(call("DEL", d, "ipe", conf, "1", RefDir() + ":" + BinDir()).exit_code, 0);
+  }
+  EXPECT_EQ(call("DEL", a, "ipa", conf, "1").exit_code, 0);
+  EXPECT_EQ(call("DEL", b, "ipb", conf, "0").exit_code, 0);
+  EXPECT_THAT(node.Reserved("testnet"), IsEmpty());
 }
 
 }  // namespace

@@ -17,6 +17,23 @@
 
 namespace netiface::cni::fault {
 
+// While one lives, the points are those of `program` (its own numbering from 0, its own target): a
+// plugin run in process (in_process.h) counts as the program it would have been exec'd as.
+class ScopedProgram {
+ public:
+#ifdef NETIFACE_FAULT_INJECTION
+  explicit ScopedProgram(std::string_view program);
+  ~ScopedProgram();
+#else
+  explicit ScopedProgram(std::string_view /*program*/) {}
+#endif
+  ScopedProgram(const ScopedProgram&) = delete;
+  ScopedProgram& operator=(const ScopedProgram&) = delete;
+
+ private:
+  [[maybe_unused]] void* saved_ = nullptr;
+};
+
 #ifdef NETIFACE_FAULT_INJECTION
 void Point(std::string_view what);
 #else

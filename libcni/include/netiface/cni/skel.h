@@ -49,6 +49,10 @@ struct PluginFuncs {
 struct PluginInfo {
   std::string about;  // printed for a call without CNI_COMMAND
   std::vector<std::string> supported_versions = AllVersions();
+  // The config keys the plugin's README documents (config_keys.h), in `keys_section` of the config
+  // ("" the top level; host-local's are in "ipam"): an ADD logs a warning for every other key.
+  std::vector<std::string> documented_keys = {};
+  std::string keys_section = "";
   static std::vector<std::string> AllVersions();  // kSupportedVersions as strings
 };
 

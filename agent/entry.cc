@@ -1,5 +1,6 @@
-// netiface-agent: SIGTERM/SIGINT are taken by a thread of their own (sigwait), which sets the stop flag
-// that the loop looks at; no work happens in a signal handler.
+// netiface-agent's main, in the netiface image (tools/netiface/main.cc runs it when started as
+// netiface-agent, a link to netiface). SIGTERM/SIGINT are taken by a thread of their own (sigwait), which sets the stop
+// flag that the loop looks at; no work happens in a signal handler.
 #include <signal.h>
 
 #include <atomic>
@@ -9,11 +10,13 @@
 #include <thread>
 
 #include "netiface/agent/flags.h"
+#include "netiface/cni/log.h"
 
 extern char** environ;
 
-int main(int argc, char** argv) {
-  using namespace netiface;
+namespace netiface::agent {
+
+int Main(int argc, char** argv) {
   std::map<std::string, std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string kv(*e);
@@ -53,3 +56,5 @@ int main(int argc, char** argv) {
   waiter.join();
   return rc;
 }
+
+}  // namespace netiface::agent
