@@ -3,6 +3,7 @@
 # of a config that is neither one of these nor one every plugin reads (libcni/config_keys.cc). So the
 # list a user reads and the list the plugin checks against are one list.
 #   -DIN=README.md -DOUT=header -DNAME=c_identifier
+cmake_minimum_required(VERSION 3.25)  # the new policies (a script has the old ones otherwise)
 file(READ "${IN}" text)
 # One list element per line: the characters CMake's lists treat specially go first.
 string(REGEX REPLACE "[][;\\]" " " text "${text}")

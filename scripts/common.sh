@@ -11,6 +11,7 @@ NETIFACE_PACKAGES=(
   iproute2 iputils-ping util-linux procps nftables iptables
   containernetworking-plugins etcd-server etcd-client curl openssl
   clang-format clang-tidy clang libclang-rt-14-dev
+  go-md2man dpkg-dev lintian binutils file
 )
 
 # Installs the packages that are not installed yet (apt-get update only when something is missing).

@@ -4,6 +4,7 @@
 #   bash scripts/fuzz.sh [--seconds S | --runs N] [--jobs J] [NAME...]
 # --seconds S: each harness for S seconds (default 10: the test command's short run);
 # --runs N:    each harness for N executions (the long run in docs/reliability.md uses --runs 1000000).
+# --build-only: build the tree and the harnesses, run none.
 # Prints one line per harness (executions, coverage, crashes); exits 1 when any harness found a crash,
 # leak, timeout or sanitizer report, whose input is kept in build-fuzz/artifacts/.
 set -euo pipefail
@@ -13,11 +14,13 @@ cd "$NETIFACE_ROOT"
 limit=(-max_total_time=10)
 jobs=1
 names=()
+build_only=0
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) limit=(-max_total_time="$2"); shift 2 ;;
     --runs) limit=(-runs="$2"); shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --build-only) build_only=1; shift ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) names+=("$1"); shift ;;
   esac
@@ -28,6 +31,7 @@ ensure_packages "${NETIFACE_PACKAGES[@]}"
 CC=clang CXX=clang++ cmake -S "$NETIFACE_ROOT" -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS=-O1 -DNETIFACE_FUZZ=ON -DNETIFACE_TESTS=OFF -DNETIFACE_BENCH=OFF >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target fuzzers
+[ $build_only -eq 1 ] && exit 0
 
 if [ ${#names[@]} -eq 0 ]; then
   for d in tests/fuzz/corpus/*/; do names+=("$(basename "$d")"); done
