@@ -1,7 +1,9 @@
 // The stock conflists that chain the companion plugins, driven by the netiface CLI inside a throw-away
-// node namespace with only our binaries on CNI_PATH:
-//   flannel's:       flannel (-> bridge + host-local) + portmap
-//   Calico-shaped:   veth-workload (+ host-local) + bandwidth + portmap
+// node namespace with only our binaries on CNI_PATH. They are the example files the package installs
+// (docs/examples/), with only their folders moved into the test's:
+//   flannel's:       flannel (-> bridge + host-local) + portmap              10-flannel.conflist
+//   Calico-shaped:   veth-workload (+ host-local) + bandwidth + portmap      10-calico-shaped.conflist
+//   podman-shaped:   bridge (+ host-local) + portmap + firewall + tuning     87-podman-shaped.conflist
 // A published port carries TCP and UDP from another namespace, from the node itself (its own address and
 // 127.0.0.1) and from the pod to its own published port (hairpin); the bandwidth limits hold within 20 % on
 // a measured transfer between namespaces; CHECK notices a deleted rule or qdisc; DEL and GC return the
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include <gtest/gtest.h>
@@ -60,32 +63,44 @@ class ChainsNetnsTest : public ::testing::Test {
     WriteFile(dir_ / ("net.d/" + name + ".conflist"), l.dump(2));
   }
 
-  // flannel's stock conflist (its delegate defaults: hairpin, default gateway), with the scratch folders
-  // in the test's folder.
-  void WriteFlannel(const std::string& name) {
+  // docs/examples/<file> into the test's net.d; returns its network name. `edit` moves its folders.
+  std::string WriteExample(const std::string& file, const std::function<void(json& plugin)>& edit) {
+    json list = json::parse(ReadFile(std::string(std::getenv("NETIFACE_SOURCE_DIR")) + "/docs/examples/" + file));
+    for (json& plugin : list["plugins"]) edit(plugin);
+    WriteFile(dir_ / ("net.d/" + file), list.dump(2));
+    return list["name"];
+  }
+
+  // flannel's stock conflist (its delegate: hairpin, default gateway) on a subnet.env of the test's.
+  std::string WriteFlannel() {
     WriteFile(dir_ / "subnet.env",
               "FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.7.1/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n");
-    WriteList(name, {{{"type", "flannel"},
-                      {"subnetFile", dir_ / "subnet.env"},
-                      {"dataDir", dir_ / "flannel"},
-                      {"ipam", {{"dataDir", dir_ / "ipam"}}},
-                      {"delegate", {{"hairpinMode", true}, {"isDefaultGateway", true}}}},
-                     {{"type", "portmap"}, {"capabilities", {{"portMappings", true}}}}});
+    return WriteExample("10-flannel.conflist", [this](json& p) {
+      if (p["type"] != "flannel") return;
+      p["subnetFile"] = dir_ / "subnet.env";
+      p["dataDir"] = dir_ / "flannel";
+      p["ipam"] = {{"dataDir", dir_ / "ipam"}};
+    });
   }
 
   // Calico's chain shape (its manifest's: portmap with snat): the routed veth dataplane, then bandwidth
-  // and portmap.
-  void WriteCalico(const std::string& name) {
-    WriteList(name, {{{"type", "veth-workload"},
-                      {"nodename", "chains-node"},
-                      {"dataDir", dir_ / "endpoints"},
-                      {"ipMasq", false},
-                      {"ipam",
-                       {{"type", "host-local"},
-                        {"dataDir", dir_ / "ipam"},
-                        {"ranges", json::array({json::array({{{"subnet", "10.245.3.0/24"}}})})}}}},
-                     {{"type", "bandwidth"}, {"capabilities", {{"bandwidth", true}}}},
-                     {{"type", "portmap"}, {"capabilities", {{"portMappings", true}}}, {"snat", true}}});
+  // and portmap. No masquerade: the outside namespace routes to the pods.
+  std::string WriteCalico() {
+    return WriteExample("10-calico-shaped.conflist", [this](json& p) {
+      if (p["type"] != "veth-workload") return;
+      p["nodename"] = "chains-node";
+      p["dataDir"] = dir_ / "endpoints";
+      p["ipMasq"] = false;
+      p["ipam"]["dataDir"] = dir_ / "ipam";
+    });
+  }
+
+  // podman's default network: bridge cni-podman0 with masquerade, portmap, firewall, tuning.
+  std::string WritePodman() {
+    return WriteExample("87-podman-shaped.conflist", [this](json& p) {
+      if (p["type"] == "bridge") p["ipam"]["dataDir"] = dir_ / "ipam";
+      if (p["type"] == "tuning") p["dataDir"] = dir_ / "tuning";
+    });
   }
 
   // What a chain may change on the node and must give back: the ruleset, the qdiscs, the links (but
@@ -149,7 +164,7 @@ class ChainsNetnsTest : public ::testing::Test {
 };
 
 TEST_F(ChainsNetnsTest, FlannelWithPortmapPublishesAndDelGcRestoreTheNode) {
-  WriteFlannel("cbr0");
+  ASSERT_EQ(WriteFlannel(), "cbr0");
   const json before = NodeState("cni0");
   TempNetns pod("chp");
   RunResult add = Netiface({"add", "cbr0", pod.path(), "-p", "8080:80/tcp", "-p", "5353:53/udp"});
@@ -177,7 +192,7 @@ TEST_F(ChainsNetnsTest, FlannelWithPortmapPublishesAndDelGcRestoreTheNode) {
 }
 
 TEST_F(ChainsNetnsTest, CalicoShapedChainShapesPublishesAndDelRestoresTheNode) {
-  WriteCalico("k8s-pod-network");
+  ASSERT_EQ(WriteCalico(), "k8s-pod-network");
   const json before = NodeState();
   TempNetns pod("chp");
   // ingress 8 Mbit/s (1 MB/s) toward the pod, egress 16 Mbit/s (2 MB/s) from it.
@@ -212,6 +227,23 @@ TEST_F(ChainsNetnsTest, CalicoShapedChainShapesPublishesAndDelRestoresTheNode) {
   // DEL again (idempotent): nothing changes, nothing fails.
   EXPECT_EQ(Netiface({"del", "k8s-pod-network", pod.path()}).exit_code, 0);
   EXPECT_EQ(NodeState(), before);
+}
+
+TEST_F(ChainsNetnsTest, PodmanShapedChainPublishesPingsAndDelRestoresTheNode) {
+  ASSERT_EQ(WritePodman(), "podman");
+  const json before = NodeState("cni-podman0");
+  TempNetns pod("chp");
+  RunResult add = Netiface({"add", "podman", pod.path(), "-p", "8080:80/tcp", "-p", "5353:53/udp"});
+  ASSERT_EQ(add.exit_code, 0) << add.out << add.err;
+  const std::string ip = PodIp(add);
+  EXPECT_TRUE(ip.starts_with("10.88.0.")) << ip;
+  EXPECT_TRUE(node_->Ping(ip)) << "node -> pod";
+  EXPECT_TRUE(pod.Ping(kOutsideIp)) << "pod -> outside (masqueraded)";
+  ExpectPublished(pod, ip);
+  EXPECT_EQ(Netiface({"check", "podman", pod.path()}).exit_code, 0);
+  EXPECT_EQ(Netiface({"del", "podman", pod.path()}).exit_code, 0);
+  EXPECT_EQ(NodeState("cni-podman0"), before);
+  EXPECT_TRUE(ListDir(dir_ / "cache/results").empty());
 }
 
 }  // namespace

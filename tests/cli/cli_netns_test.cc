@@ -3,6 +3,8 @@
 // DEL, GC and STATUS as an operator would run them, with the kernel state read back.
 #include "netiface/cli/cli.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -163,6 +165,69 @@ class OursTest : public CliNetnsTest {
     }
   }
 };
+
+// docs/operations.md's switch of a live node: pods added by the reference plugins stay, new ones get our
+// plugins from the same store, each set's DEL removes the other's pods, and back again.
+TEST_F(OursTest, SwitchingALiveNodeFromTheReferenceAndBack) {
+  if (!HaveReference()) GTEST_SKIP() << "containernetworking-plugins is not installed";
+  WriteList("clsw", "1.0.0", json::array({BridgePlugin("10.203.9.0/24")}));
+  TempNetns a("clisa"), b("clisb"), c("clisc");
+  auto add_a = Netiface({"add", "clsw", a.path()}, RefDir());  // before the switch
+  ASSERT_EQ(add_a.exit_code, 0) << add_a.err;
+  auto add_b = Netiface({"add", "clsw", b.path()}, BinDir());  // after it
+  ASSERT_EQ(add_b.exit_code, 0) << add_b.err;
+  EXPECT_NE(Addrs(a, "eth0"), Addrs(b, "eth0"));
+  EXPECT_TRUE(host_->Ping(Addrs(a, "eth0").at(0).substr(0, Addrs(a, "eth0").at(0).find('/'))));
+  EXPECT_EQ(Netiface({"check", "clsw", a.path()}, BinDir()).exit_code, 0);  // ours checks the reference's pod
+  EXPECT_EQ(Netiface({"del", "clsw", a.path()}, BinDir()).exit_code, 0);
+  EXPECT_TRUE(a.IpJson("link show dev eth0").empty());
+  EXPECT_EQ(Reservations("clsw").size(), 1u);
+  // And back: the reference adds beside our pod and deletes it.
+  auto add_c = Netiface({"add", "clsw", c.path()}, RefDir());
+  ASSERT_EQ(add_c.exit_code, 0) << add_c.err;
+  EXPECT_NE(Addrs(b, "eth0"), Addrs(c, "eth0"));
+  EXPECT_EQ(Netiface({"del", "clsw", b.path()}, RefDir()).exit_code, 0);
+  EXPECT_EQ(Netiface({"del", "clsw", c.path()}, RefDir()).exit_code, 0);
+  EXPECT_TRUE(b.IpJson("link show dev eth0").empty());
+  EXPECT_TRUE(Reservations("clsw").empty());
+  EXPECT_TRUE(ListDir(dir_ / "cache/results").empty());
+}
+
+// A runtime drops a plugin's stderr when its error JSON parses: the failure must be in the log file, with
+// the call's container, verb, ifname and network on the line. The CLI's --log-level reaches the plugins.
+TEST_F(OursTest, PluginFailuresAndDebugLinesReachTheLogFile) {
+  const std::string log_file = dir_ / "log/cni.log";
+  std::string saved = std::getenv("NETIFACE_LOG_FILE") ? std::getenv("NETIFACE_LOG_FILE") : "";
+  ::setenv("NETIFACE_LOG_FILE", log_file.c_str(), 1);  // handed to the CLI, and by it to the plugins
+  json bad = BridgePlugin("10.203.7.0/24");
+  bad["ipam"]["ranges"][0][0]["rangeStart"] = "10.9.9.9";  // outside the subnet: host-local refuses it
+  WriteList("cllog", "1.0.0", json::array({bad}));
+  TempNetns pod("clil");
+  auto add = Netiface({"add", "cllog", pod.path(), "--container-id", "ctr-log-7e2"}, BinDir());
+  EXPECT_EQ(add.exit_code, cli::kExitPluginError) << add.err;
+  std::string text = ReadFile(log_file);
+  EXPECT_NE(text.find("host-local ADD container=ctr-log-7e2 ifname=eth0 network=cllog: ADD failed"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("bridge ADD container=ctr-log-7e2 ifname=eth0 network=cllog: ADD failed"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("debug:"), std::string::npos) << "the default level is warning";
+
+  WriteList("cllog", "1.0.0", json::array({BridgePlugin("10.203.7.0/24")}));
+  auto ok = Netiface({"--log-level", "debug", "add", "cllog", pod.path(), "--container-id", "ctr-log-8f3"}, BinDir());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  text = ReadFile(log_file);
+  EXPECT_NE(text.find("] debug: bridge ADD container=ctr-log-8f3 ifname=eth0 network=cllog: "), std::string::npos)
+      << text;
+  EXPECT_EQ(Netiface({"del", "cllog", pod.path(), "--container-id", "ctr-log-8f3"}, BinDir()).exit_code, 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(log_file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  if (saved.empty()) {
+    ::unsetenv("NETIFACE_LOG_FILE");
+  } else {
+    ::setenv("NETIFACE_LOG_FILE", saved.c_str(), 1);
+  }
+}
 
 TEST_F(OursTest, BridgeAtEveryVersion) {
   for (const auto& v : AllVersions()) {
