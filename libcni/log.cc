@@ -160,7 +160,7 @@ std::shared_ptr<SavedState> SaveState() {
   return saved;
 }
 
-void RestoreState(std::shared_ptr<SavedState> saved) {
+void RestoreState(const std::shared_ptr<SavedState>& saved) {
   if (saved) GetState() = std::move(saved->state);
 }
 

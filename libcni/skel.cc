@@ -236,7 +236,7 @@ int RunPluginInProcess(std::string_view program, const PluginEntry& entry, Env& 
     fault::ScopedProgram points(program);
     code = PluginMain(entry.funcs, entry.info, env);
   }
-  log::RestoreState(std::move(caller_log));
+  log::RestoreState(caller_log);
   ProgramName() = std::move(caller);
   return code;
 }

@@ -30,7 +30,7 @@ void Configure(const nlohmann::json& conf, std::string_view default_file = "");
 // puts it back.
 struct SavedState;
 std::shared_ptr<SavedState> SaveState();
-void RestoreState(std::shared_ptr<SavedState> saved);
+void RestoreState(const std::shared_ptr<SavedState>& saved);
 
 // Put before every message from now on ("bridge ADD container=... ifname=eth0 network=mynet").
 void SetContext(std::string context);
