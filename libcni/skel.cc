@@ -126,6 +126,7 @@ void SetLogContext(const CmdArgs& args, const std::string& network) {
 
 int Dispatch(const PluginFuncs& funcs, const PluginInfo& info, Env& env, std::string& stdin_data) {
   std::string command = Nonempty(env, "CNI_COMMAND");
+  log::SetContext(command.empty() ? ProgramName() : ProgramName() + " " + command);  // nothing of an earlier call
   if (command.empty()) {
     if (info.about.empty()) throw Error(kInvalidEnv, "required env variables [CNI_COMMAND] missing");
     env.WriteErr(info.about + "\nversion " + std::string(ProjectVersion()) + " (" + std::string(SourceRevision()) +
