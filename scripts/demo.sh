@@ -90,7 +90,7 @@ nsenter --net=/run/netns/$UL -- etcd --name demo --data-dir "$W/etcd/data" \
   --log-level warn --logger zap >"$W/etcd/etcd.log" 2>&1 &
 ETCD_PID=$!
 wait_for "etcd health" etcdctl_ endpoint health >/dev/null 2>&1
-echo "etcd $(etcdctl_ version | head -1 | awk '{print $3}') on 192.0.2.254:2379 (pid $ETCD_PID)"
+echo "etcd $(etcdctl_ version | awk 'NR == 1 {print $3}') on 192.0.2.254:2379 (pid $ETCD_PID)"
 
 step "the network config, in flanneld's JSON, at /coreos.com/network/config"
 CONFIG='{"Network": "10.5.0.0/16", "SubnetLen": 24, "EnableIPv6": true, "IPv6Network": "fd00:5::/56",

@@ -11,6 +11,9 @@ build=$1 src=$2
 bin=$build/bin man=$build/man
 fail=0
 err() { echo "FAIL: $*" >&2; fail=1; }
+# has LIST WORD: LIST (one word per line) holds WORD. A here-string, not `echo | grep -q`: under pipefail
+# grep quitting at the first match can kill the writer by SIGPIPE and turn a match into a failure.
+has() { grep -qx -- "$2" <<<"$1"; }
 
 [ -d "$man" ] || { echo "no $man: go-md2man missing at configure time" >&2; exit 1; }
 
@@ -26,17 +29,17 @@ for o in $cli_opts; do
   [ "$o" = --version ] || grep -qw -- "$o" "$completion" || err "the bash completion does not offer $o"
 done
 for o in $(grep -oE -- '--[a-z][a-z0-9-]*' "$completion" | sort -u); do
-  echo "$cli_opts" | grep -qx -- "$o" || err "the bash completion offers $o, which netiface does not have"
+  has "$cli_opts" "$o" || err "the bash completion offers $o, which netiface does not have"
 done
 
 # The CLI README's option table names options netiface has, and all of them.
 readme_opts=$(grep -E '^\| `-' "$src/tools/netiface/README.md" | cut -d'|' -f2 | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
 for o in $readme_opts; do
-  echo "$cli_opts" | grep -qx -- "$o" || err "tools/netiface/README.md documents $o, which netiface does not have"
+  has "$cli_opts" "$o" || err "tools/netiface/README.md documents $o, which netiface does not have"
 done
 for o in $cli_opts; do
   case $o in --help | --version) continue ;; esac
-  echo "$readme_opts" | grep -qx -- "$o" || err "tools/netiface/README.md's option table lacks $o"
+  has "$readme_opts" "$o" || err "tools/netiface/README.md's option table lacks $o"
 done
 
 agent_opts=$(options_of "$bin/netiface-agent")
@@ -45,10 +48,10 @@ agent_readme=$(grep -E '^\| `--' "$src/agent/README.md" | cut -d'|' -f2 | grep -
 for o in $agent_opts; do
   grep -q -- "\*\*$o\*\*" "$src/agent/netiface-agent.8.md" || err "netiface-agent.8.md does not document $o"
   case $o in --help | --version) continue ;; esac
-  echo "$agent_readme" | grep -qx -- "$o" || err "agent/README.md's flag table lacks $o"
+  has "$agent_readme" "$o" || err "agent/README.md's flag table lacks $o"
 done
 for o in $agent_readme; do
-  echo "$agent_opts" | grep -qx -- "$o" || err "agent/README.md documents $o, which netiface-agent does not have"
+  has "$agent_opts" "$o" || err "agent/README.md documents $o, which netiface-agent does not have"
 done
 
 version=$("$bin/netiface" --version | awk '{print $2}')
@@ -68,8 +71,8 @@ for readme in "$src"/plugins/*/README.md; do
     grep -qF -- "$k" <<<"$text" || err "netiface-$plugin.8 lacks the README key $k"
   done
   # The banner (no CNI_COMMAND) and --version of the plugin carry the same version.
-  "$bin/$plugin" --version | grep -qx "$plugin $version (.*)" || err "$plugin --version"
-  env -i "$bin/$plugin" 2>&1 | grep -q "version $version" || err "$plugin banner lacks the version"
+  grep -qx "$plugin $version (.*)" <<<"$("$bin/$plugin" --version)" || err "$plugin --version"
+  grep -q "version $version" <<<"$(env -i "$bin/$plugin" 2>&1)" || err "$plugin banner lacks the version"
 done
 [ $fail -eq 0 ] && echo "man pages, completion and READMEs agree ($(echo "$cli_opts" | wc -l) CLI options, $(echo "$agent_opts" | wc -l) agent options, $(ls "$man"/*.[18] | wc -l) pages)"
 exit $fail

@@ -51,7 +51,7 @@ SUB_FL=10.214.$(pick_octet 10.214)
 SUB_BR=10.215.$(pick_octet 10.215)
 SUB_PD=10.216.$(pick_octet 10.216)
 NET_PD=nie2e-pd-$T
-ip -o link show | grep -q ": $VPFX" && die "links named $VPFX* already exist"
+grep -q ": $VPFX" <<<"$(ip -o link show)" && die "links named $VPFX* already exist"
 
 # --- the conflists (one set, used by both phases) ------------------------------------------------
 # cniVersions offers 1.1.0 too: podman's libcni 1.1 reads only cniVersion (1.0.0), netiface picks 1.1.0
@@ -191,12 +191,12 @@ EOF
     echo "   $a=$ipa $b=$ipb"
     in_subnet "$ipa" "$(subnet_of "$net")" && in_subnet "$ipb" "$(subnet_of "$net")" ||
       fail "$net: addresses '$ipa' '$ipb' not in $(subnet_of "$net").0/24"
-    if "${P[@]}" exec "$a" ip route | grep -q '^default'; then fail "$net: the container got a default route"; fi
+    if grep -q '^default' <<<"$("${P[@]}" exec "$a" ip route)"; then fail "$net: the container got a default route"; fi
     "${P[@]}" exec "$a" ping -c 2 -W 2 "$ipb" >/dev/null || fail "$net: $a cannot ping $b"
     "${P[@]}" exec "$b" ping -c 2 -W 2 "$ipa" >/dev/null || fail "$net: $b cannot ping $a"
     [ -f "$W/ipam/$net/$ipa" ] && [ -f "$W/ipam/$net/$ipb" ] || fail "$net: no reservation files for $ipa $ipb"
     if [ "$net" = "$NET_VW" ]; then
-      ip -n "$HP" -4 route show "$ipa" | grep -q "dev $VPFX" || fail "$net: no host route to $ipa"
+      grep -q "dev $VPFX" <<<"$(ip -n "$HP" -4 route show "$ipa")" || fail "$net: no host route to $ipa"
     fi
     "${P[@]}" stop -t 0 "$a" "$b" >/dev/null
     "${P[@]}" rm "$a" "$b" >/dev/null
@@ -271,14 +271,14 @@ phase_netiface() {
     log "netiface: $net"
     for p in "$P1" "$P2"; do
       out=$(ni add "$net" "/run/netns/$p") || { fail "$net: netiface add $p"; continue 2; }
-      echo "$out" | grep -q '"cniVersion": "1.1.0"' || fail "$net: result is not at 1.1.0"
+      grep -q '"cniVersion": "1.1.0"' <<<"$out" || fail "$net: result is not at 1.1.0"
     done
     ipa=$(ip netns exec "$P1" ip -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)
     ipb=$(ip netns exec "$P2" ip -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1)
     echo "   $P1=$ipa $P2=$ipb"
     in_subnet "$ipa" "$(subnet_of "$net")" && in_subnet "$ipb" "$(subnet_of "$net")" ||
       fail "$net: addresses '$ipa' '$ipb' not in $(subnet_of "$net").0/24"
-    if ip netns exec "$P1" ip route | grep -q '^default'; then fail "$net: the pod got a default route"; fi
+    if grep -q '^default' <<<"$(ip netns exec "$P1" ip route)"; then fail "$net: the pod got a default route"; fi
     for p in "$P1" "$P2"; do ni check "$net" "/run/netns/$p" || fail "$net: netiface check $p"; done
     ni status "$net" || fail "$net: netiface status"
     ip netns exec "$P1" ping -c 2 -W 2 "$ipb" >/dev/null || fail "$net: $P1 cannot ping $P2"

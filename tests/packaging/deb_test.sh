@@ -15,9 +15,9 @@ set -euo pipefail
 debs=$1
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 0; }
 main_deb=$(ls "$debs"/netiface_*.deb) dbg_deb=$(ls "$debs"/netiface-dbg_*.deb)
-dpkg-query -W -f='${Status}' containernetworking-plugins 2>/dev/null | grep -q "install ok installed" ||
+grep -q "install ok installed" <<<"$(dpkg-query -W -f='${Status}' containernetworking-plugins 2>/dev/null)" ||
   { echo "FAIL: containernetworking-plugins must be installed (the coexistence check)"; exit 1; }
-if dpkg-query -W -f='${Status}' netiface 2>/dev/null | grep -q "ok installed"; then
+if grep -q "ok installed" <<<"$(dpkg-query -W -f='${Status}' netiface 2>/dev/null)"; then
   echo "FAIL: netiface is already installed on this machine; not touching it"; exit 1
 fi
 work=$(mktemp -d /tmp/netiface-deb-XXXXXX)
@@ -48,11 +48,11 @@ dpkg -i "$main_deb" "$dbg_deb" >"$work/dpkg-i.log" 2>&1 || { cat "$work/dpkg-i.l
 cni=/usr/lib/netiface/cni
 for p in bandwidth bridge firewall flannel host-local loopback portmap tuning veth-workload; do
   [ "$(readlink "$cni/$p")" = netiface-cni ] || err "$cni/$p is not a link to netiface-cni"
-  "$cni/$p" --version | grep -q "^$p " || err "$cni/$p --version"
+  grep -q "^$p " <<<"$("$cni/$p" --version)" || err "$cni/$p --version"
 done
 [ "$(readlink -f /usr/sbin/netiface-agent)" = /usr/bin/netiface ] || err "/usr/sbin/netiface-agent is not the netiface image"
-netiface --version | grep -q '^netiface ' || err "netiface --version"
-netiface-agent --version | grep -q '^netiface-agent ' || err "netiface-agent --version"
+grep -q '^netiface ' <<<"$(netiface --version)" || err "netiface --version"
+grep -q '^netiface-agent ' <<<"$(netiface-agent --version)" || err "netiface-agent --version"
 for f in /lib/systemd/system/netiface-agent.service /usr/share/man/man1/netiface.1.gz \
   /usr/share/man/man8/netiface-agent.8.gz /usr/share/man/man8/netiface-cni.8.gz /usr/share/man/man8/netiface-bridge.8.gz \
   /usr/share/bash-completion/completions/netiface /usr/share/doc/netiface/copyright \
@@ -61,11 +61,11 @@ for f in /lib/systemd/system/netiface-agent.service /usr/share/man/man1/netiface
 done
 grep -q '^ExecStart=/usr/sbin/netiface-agent' /lib/systemd/system/netiface-agent.service || err "the unit's ExecStart"
 for exe in $cni/netiface-cni /usr/bin/netiface; do
-  file -b "$exe" | grep -q ', stripped' || err "$exe is not stripped"
+  grep -q ', stripped' <<<"$(file -b "$exe")" || err "$exe is not stripped"
   dbg=/usr/lib/debug$exe.debug
   [ -f "$dbg" ] || { err "no $dbg"; continue; }
-  readelf -S "$dbg" 2>/dev/null | grep -q '\.debug_info' || err "$dbg holds no debug info"
-  dpkg -S "$dbg" | grep -q '^netiface-dbg:' || err "$dbg is not in netiface-dbg"
+  grep -q '\.debug_info' <<<"$(readelf -S "$dbg" 2>/dev/null)" || err "$dbg holds no debug info"
+  grep -q '^netiface-dbg:' <<<"$(dpkg -S "$dbg")" || err "$dbg is not in netiface-dbg"
 done
 depends=$(dpkg-query -W -f='${Depends}' netiface)
 for d in libc6 libcurl4 libnftables1; do grep -q "$d" <<<"$depends" || err "Depends lacks $d: $depends"; done
