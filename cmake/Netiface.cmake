@@ -31,6 +31,12 @@ if(NETIFACE_SANITIZE)
   set(NETIFACE_STATIC_RUNTIME OFF CACHE BOOL "" FORCE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+  # Not position-independent: UBSan's data for each of its ~2 million checks (a source location and type
+  # pointers per check) sits in .data, and in a PIE every pointer there is a relocation applied at each
+  # process start (60 MB of .rela.dyn in the multi-call binary). Linked at a fixed address, they are
+  # resolved by the linker and a plugin's start no longer writes all of .data: the privileged tests exec
+  # these binaries thousands of times.
+  add_link_options(-no-pie)
 endif()
 
 # libnl: the static archives when linking the runtime statically, the shared ones otherwise.
