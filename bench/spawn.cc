@@ -1,8 +1,13 @@
 #include "spawn.h"
 
-#include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "netiface/cni/error.h"
@@ -10,22 +15,34 @@
 
 namespace netiface::bench {
 
-static double NowMs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+namespace {
+std::string probe_path;
+std::string report_dir;
+std::atomic<long> probe_floor_kb{0};
+}  // namespace
+
+void UseProbe(const std::string& probe, const std::string& dir) {
+  probe_path = probe;
+  report_dir = dir;
+  std::filesystem::create_directories(dir);
 }
 
+long ProbeFloorKb() { return probe_floor_kb.load(); }
+
 Outcome Spawn(const Call& call) {
+  if (probe_path.empty()) throw std::logic_error("bench::Spawn before UseProbe");
+  // One report file per thread: the parallel scenario spawns from several at once.
+  const std::string report = report_dir + "/probe-" + std::to_string(::syscall(SYS_gettid));
   cni::SpawnSpec spec;
-  spec.argv = {call.path};
+  spec.argv = {probe_path, report, call.path};
+  std::error_code ec;
+  std::filesystem::remove(report, ec);  // never read an earlier call's report
   spec.env = call.env;
   spec.stdin_data = call.stdin_data;
   spec.stderr_mode = cni::Stderr::kDiscard;
   // As a runtime starts a plugin: the plugin's own delegates are spread by libcni, the plugin is not.
   spec.placement = cni::Placement::kAsSpawned;
   Outcome o;
-  double start = NowMs();
   std::optional<cni::Process> child;
   try {
     child.emplace(cni::Process::Spawn(spec));
@@ -33,10 +50,17 @@ Outcome Spawn(const Call& call) {
     return o;  // not started: exit_code stays -1
   }
   cni::ProcessOutput out = child->Wait();
-  o.ms = NowMs() - start;
-  o.exit_code = out.exit_code;
-  o.max_rss_kb = out.max_rss_kb;
   o.out = std::move(out.stdout_data);
+  // EXIT MS MAXRSS_KB FLOOR_KB, from the probe; without a report the call counts as not run.
+  std::ifstream in(report);
+  long floor_kb = 0;
+  if (!(in >> o.exit_code >> o.ms >> o.max_rss_kb >> floor_kb) || o.exit_code != out.exit_code) {
+    o.exit_code = -1;
+    return o;
+  }
+  long seen = probe_floor_kb.load();
+  while (floor_kb > seen && !probe_floor_kb.compare_exchange_weak(seen, floor_kb)) {
+  }
   return o;
 }
 

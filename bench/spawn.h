@@ -1,5 +1,7 @@
 // Runs one plugin process and measures it: wall time from spawn to reap, and the peak RSS of the process
-// and the descendants it reaped (the delegate IPAM plugin), as /usr/bin/time would report it.
+// and the descendants it reaped (the delegate IPAM plugin), as /usr/bin/time would report it. Every call
+// goes through cni-bench-probe (probe.cc), which spawns and measures the plugin from a process of a few
+// hundred kB: spawned from the bench itself, a plugin's peak RSS would include the bench's own.
 #pragma once
 
 #include <map>
@@ -20,6 +22,12 @@ struct Outcome {
   long max_rss_kb = 0;
   std::string out;
 };
+
+// Where the probe is and the folder for its reports: set once, before the first Spawn.
+void UseProbe(const std::string& probe, const std::string& report_dir);
+
+// The probe's own peak RSS in the last call it reported (kB): the floor below which no max_rss_kb can go.
+long ProbeFloorKb();
 
 Outcome Spawn(const Call& call);
 
