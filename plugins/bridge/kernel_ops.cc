@@ -108,7 +108,13 @@ nl::LinkInfo KernelOps::EnsureBridge(const Config& c) {
       // A bridge whose MAC was never set takes the lowest MAC of its ports and changes as they come and
       // go; pinning it keeps neighbours' caches and CHECK's view stable.
       nl::SetMac(host, c.bridge, br->mac);
-      WriteIfPresent("net/ipv6/conf/" + c.bridge + "/accept_ra", "0");  // absent: IPv6 is off
+      const std::string v6 = "net/ipv6/conf/" + c.bridge + "/";
+      WriteIfPresent(v6 + "accept_ra", "0");  // absent: IPv6 is off
+      // Without DAD the link-local address the bridge gets when it comes up is usable at once. The
+      // kernel sends a neighbour solicitation for a forwarded packet only from a link-local that is not
+      // tentative: with DAD on, the first packets routed to a new pod in the next 1-2 s waited a whole
+      // solicitation retry (1 s) each, long enough to fail a first cross-node ping.
+      WriteIfPresent(v6 + "accept_dad", "0");
     }
   }
   if (c.promisc && !br->promisc) nl::SetPromisc(host, c.bridge, true);

@@ -111,6 +111,18 @@ TEST_F(BridgeTest, DualStack) {
     json conf = Conf(node, version, {{"isDefaultGateway", true}},
                      json::parse(R"([[{"subnet":"10.77.0.0/24"}],[{"subnet":"fd77::/64"}]])"));
     cni::Result r1 = MustAdd(node, pod1, "ctr1", conf);
+    // The bridge this ADD created has a link-local address that is usable at once (no DAD): the
+    // kernel solicits a pod's neighbour entry for a forwarded packet only from such an address.
+    EXPECT_EQ(node.host().Sh("cat /proc/sys/net/ipv6/conf/" + node.bridge() + "/accept_dad").out, "0\n");
+    json ll = node.host().IpJson("-6 addr show dev " + node.bridge() + " scope link");
+    ASSERT_EQ(ll.size(), 1u);
+    int link_locals = 0;
+    for (const json& a : ll[0]["addr_info"]) {
+      if (!a.contains("local")) continue;  // `ip` prints an empty object for the filtered-out addresses
+      ++link_locals;
+      EXPECT_FALSE(a.contains("tentative")) << a.dump();
+    }
+    EXPECT_EQ(link_locals, 1) << ll.dump();
     cni::Result r2 = MustAdd(node, pod2, "ctr2", conf);
     ASSERT_EQ(r1.ips.size(), 2u);
     EXPECT_THAT(Node::Addrs(node.host(), node.bridge()), UnorderedElementsAre("10.77.0.1/24", "fd77::1/64"));

@@ -57,7 +57,7 @@ class Ops {
   // ADD, before any change: the container namespace exists and has no link named `ifname`.
   // Throws cni::Error(kInvalidEnv) naming the variable.
   virtual void Prepare(const std::string& ifname) = 0;
-  // The bridge, created when missing (its MAC then pinned, accept_ra off) or reused, promiscuous when
+  // The bridge, created when missing (its MAC then pinned, accept_ra and accept_dad off) or reused, promiscuous when
   // asked, up. Throws cni::Error(kInvalidConfig) when the name is taken by another kind of link. The
   // bridge is shared: nothing undoes this step.
   virtual nl::LinkInfo EnsureBridge(const Config& c) = 0;
