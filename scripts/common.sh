@@ -10,7 +10,7 @@ NETIFACE_PACKAGES=(
   libgtest-dev libgmock-dev libssl-dev libnftables-dev libcurl4-openssl-dev
   iproute2 iputils-ping util-linux procps nftables iptables
   containernetworking-plugins etcd-server etcd-client curl openssl
-  clang-format clang-tidy clang libclang-rt-14-dev
+  clang-format clang-tidy clang libclang-rt-14-dev lld
   go-md2man dpkg-dev lintian binutils file
 )
 
