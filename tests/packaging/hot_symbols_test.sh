@@ -13,7 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Function symbols with sizes, by address, in decimal: "start size name".
 nm -t d -S --defined-only --numeric-sort "$image" | awk 'NF == 4 && $3 ~ /^[tTwW]$/ {print $1, $2, $4}' > "$work/funcs"
-text_start=$(readelf -SW "$image" | sed -n 's/.* \.text  *PROGBITS  *\([0-9a-f]*\) .*/\1/p')
+text_start=$(readelf -SW "$image" | sed -n 's/.* \.text  *[A-Z]*  *\([0-9a-f]*\) .*/\1/p')
 [ -n "$text_start" ] || { echo "FAIL: no .text in $image"; exit 1; }
 text_start=$((16#$text_start))
 awk -v list="$list" -v text_start="$text_start" '
