@@ -28,8 +28,10 @@ done
 
 ensure_packages "${NETIFACE_PACKAGES[@]}"
 # Only the harnesses and the libraries they link: the rest of the tree is not built here.
+# -g1 (line tables) is all a sanitizer report's stack needs; full -g cost 10m14s of CPU against 8m36s
+# for the same clean build of the harnesses, and 669 MB of tree against 460 MB.
 CC=clang CXX=clang++ cmake -S "$NETIFACE_ROOT" -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS=-O1 -DNETIFACE_FUZZ=ON -DNETIFACE_TESTS=OFF -DNETIFACE_BENCH=OFF >/dev/null
+  -DCMAKE_CXX_FLAGS=-O1 -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DNETIFACE_FUZZ=ON -DNETIFACE_TESTS=OFF -DNETIFACE_BENCH=OFF >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target fuzzers
 [ $build_only -eq 1 ] && exit 0
 
