@@ -48,12 +48,13 @@ class EtcdRegistry : public Registry {
     return snap;
   }
 
-  std::optional<Lease> CreateLease(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds) override {
-    return Put(subnet, attrs, ttl_seconds, 0, 0);
+  std::optional<Lease> CreateLease(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds,
+                                   int64_t listed_revision) override {
+    return Put(subnet, attrs, ttl_seconds, 0, 0, listed_revision);
   }
 
   std::optional<Lease> RenewLease(const Lease& current, const LeaseAttrs& attrs, int64_t ttl_seconds) override {
-    return Put(current.subnet, attrs, ttl_seconds, current.mod_revision, current.etcd_lease);
+    return Put(current.subnet, attrs, ttl_seconds, current.mod_revision, current.etcd_lease, 0);
   }
 
   bool DeleteLease(const Lease& lease) override {
@@ -67,20 +68,23 @@ class EtcdRegistry : public Registry {
 
  private:
   // Writes the key bound to a fresh etcd lease (none for ttl 0) if its mod_revision is `mod_revision`
-  // (0: absent); `old_lease` is revoked once it is not bound to the key any more.
+  // (0: absent, and then only if no lease was created after `listed_revision`); `old_lease` is revoked once
+  // it is not bound to the key any more.
   // A transaction whose answer is lost (a timeout, or a failover that ran it again on another member,
   // where its compare then fails) may still have been applied: the key is read back, and when it is bound
   // to the fresh lease the write counts. The fresh lease is revoked only when it is certainly unused;
   // when that cannot be told, it is left to expire by itself, since revoking it could delete our own key.
   std::optional<Lease> Put(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds, int64_t mod_revision,
-                           int64_t old_lease) {
+                           int64_t old_lease, int64_t listed_revision) {
     const std::string key = LeaseKey(prefix_, subnet);
     const int64_t lease = ttl_seconds > 0 ? client_.Grant(ttl_seconds).id : 0;
     const std::string value = EncodeLeaseAttrs(attrs);
     bool written = false;
     int64_t revision = 0;
     try {
-      written = client_.PutIfModRevision(key, value, lease, mod_revision, &revision);
+      written = mod_revision == 0 ? client_.CreateIfNoneCreatedAfter(key, value, lease, SubnetsPrefix(prefix_),
+                                                                     listed_revision, &revision)
+                                  : client_.PutIfModRevision(key, value, lease, mod_revision, &revision);
     } catch (...) {
       ReadBackResult now = ReadBack(key);
       if (now.known && IsOurWrite(now, lease, value))

@@ -1,5 +1,6 @@
 // flanneld's tryAcquireLease (pkg/subnet/etcd/local_manager.go) as a pure choice plus a retry loop that,
-// unlike flanneld's, does retry a lost create race.
+// unlike flanneld's, does retry a lost create race; the create is guarded by the listing's revision
+// (Registry::CreateLease), so two nodes choosing at once cannot share an IPv6 subnet.
 #include "netiface/agent/lease_manager.h"
 
 #include <sys/socket.h>
@@ -153,7 +154,7 @@ Lease AcquireLease(Registry& registry, const NetworkConfig& cfg, const LeaseAttr
         got = registry.RenewLease(*c.reuse, mine, c.reuse->etcd_lease == 0 ? 0 : ttl_seconds);
         break;
       case Choice::kCreate:
-        got = registry.CreateLease(c.subnet, mine, ttl_seconds);
+        got = registry.CreateLease(c.subnet, mine, ttl_seconds, snap.revision);
         break;
     }
     if (got) {

@@ -324,6 +324,14 @@ bool Client::PutIfModRevision(const std::string& key, const std::string& value, 
   return t.succeeded;
 }
 
+bool Client::CreateIfNoneCreatedAfter(const std::string& key, const std::string& value, int64_t lease,
+                                      const std::string& prefix, int64_t revision, int64_t* written_revision) {
+  TxnOutcome t = ParseTxnResponse(
+      impl_->Post(options_, "/v3/kv/txn", CreateIfNoneCreatedAfterRequest(key, value, lease, prefix, revision)));
+  if (written_revision != nullptr) *written_revision = t.revision;
+  return t.succeeded;
+}
+
 int64_t Client::Delete(const std::string& key) {
   return ParseDeleteRangeResponse(impl_->Post(options_, "/v3/kv/deleterange", DeleteRangeRequest(key)));
 }

@@ -193,6 +193,19 @@ std::string PutIfModRevisionRequest(std::string_view key, std::string_view value
   return j.dump();
 }
 
+std::string CreateIfNoneCreatedAfterRequest(std::string_view key, std::string_view value, int64_t lease,
+                                            std::string_view prefix, int64_t revision) {
+  // A compare over a range holds when it holds for every key in it (and for an empty range).
+  json none_newer = {{"key", Base64Encode(prefix)},
+                     {"range_end", Base64Encode(PrefixRangeEnd(prefix))},
+                     {"result", "LESS"},
+                     {"target", "CREATE"},
+                     {"create_revision", Str(revision + 1)}};
+  json j = {{"compare", json::array({ModRevisionCompare(key, 0), none_newer})},
+            {"success", json::array({{{"request_put", PutOp(key, value, lease)}}})}};
+  return j.dump();
+}
+
 std::string DeleteIfModRevisionRequest(std::string_view key, int64_t mod_revision) {
   json j = {{"compare", json::array({ModRevisionCompare(key, mod_revision)})},
             {"success", json::array({{{"request_delete_range", {{"key", Base64Encode(key)}}}}})}};

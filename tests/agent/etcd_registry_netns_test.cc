@@ -110,7 +110,8 @@ TEST_F(EtcdRegistryTest, ConfigMissingThenRead) {
 }
 
 TEST_F(EtcdRegistryTest, CreateListRenewDeleteAndTimeLeft) {
-  std::optional<Lease> created = registry_->CreateLease(Key("10.5.7.0/24"), Attrs("192.0.2.1"), 60);
+  std::optional<Lease> created =
+      registry_->CreateLease(Key("10.5.7.0/24"), Attrs("192.0.2.1"), 60, registry_->ListLeases().revision);
   ASSERT_TRUE(created);
   EXPECT_NE(created->etcd_lease, 0);
   EXPECT_GT(created->mod_revision, 0);
@@ -146,12 +147,34 @@ TEST_F(EtcdRegistryTest, CreateListRenewDeleteAndTimeLeft) {
   Etcdctl({"lease", "revoke", Hex(renewed->etcd_lease)});
 }
 
+// Two nodes that chose from the same listing: the second loses even though its key differs, since both
+// chose the same IPv6 subnet (a dual-stack key names both; etcd alone would accept both keys).
+TEST_F(EtcdRegistryTest, ACreateAfterTheListingLosesTheRaceAlsoUnderAnotherKey) {
+  const int64_t listed = registry_->ListLeases().revision;
+  SubnetKey a{Net("10.5.10.0/24"), Net("fd00:5:0:7::/64")};
+  SubnetKey b{Net("10.5.11.0/24"), Net("fd00:5:0:7::/64")};
+  std::optional<Lease> first = registry_->CreateLease(a, Attrs("192.0.2.1"), 60, listed);
+  ASSERT_TRUE(first);
+  std::vector<std::string> before = EtcdLeases();
+  EXPECT_FALSE(registry_->CreateLease(b, Attrs("192.0.2.2"), 60, listed));
+  EXPECT_EQ(EtcdLeases(), before);  // the loser's fresh etcd lease was revoked
+  LeaseSnapshot snap = registry_->ListLeases();
+  ASSERT_EQ(snap.leases.size(), 1u);
+  EXPECT_EQ(snap.leases[0].subnet, a);
+  // Chosen again from a listing that shows the winner, the create goes through.
+  std::optional<Lease> second = registry_->CreateLease(b, Attrs("192.0.2.2"), 60, snap.revision);
+  ASSERT_TRUE(second);
+  Etcdctl({"lease", "revoke", Hex(first->etcd_lease)});
+  Etcdctl({"lease", "revoke", Hex(second->etcd_lease)});
+}
+
 TEST_F(EtcdRegistryTest, LostCreateRaceReturnsNulloptAndLeavesNoEtcdLease) {
-  std::optional<Lease> first = registry_->CreateLease(Key("10.5.8.0/24"), Attrs("192.0.2.1"), 60);
+  std::optional<Lease> first =
+      registry_->CreateLease(Key("10.5.8.0/24"), Attrs("192.0.2.1"), 60, registry_->ListLeases().revision);
   ASSERT_TRUE(first);
   std::vector<std::string> before = EtcdLeases();
   EXPECT_THAT(before, ::testing::Contains(Hex(first->etcd_lease)));
-  EXPECT_FALSE(registry_->CreateLease(Key("10.5.8.0/24"), Attrs("192.0.2.2"), 60));
+  EXPECT_FALSE(registry_->CreateLease(Key("10.5.8.0/24"), Attrs("192.0.2.2"), 60, registry_->ListLeases().revision));
   EXPECT_EQ(EtcdLeases(), before);
   LeaseSnapshot snap = registry_->ListLeases();
   ASSERT_EQ(snap.leases.size(), 1u);
@@ -217,7 +240,8 @@ TEST_F(EtcdRegistryTest, AcquireLeaseEndToEnd) {
 }
 
 TEST_F(EtcdRegistryTest, LeaseExpiryDeletesTheKey) {
-  std::optional<Lease> l = registry_->CreateLease(Key("10.5.9.0/24"), Attrs("192.0.2.1"), 2);
+  std::optional<Lease> l =
+      registry_->CreateLease(Key("10.5.9.0/24"), Attrs("192.0.2.1"), 2, registry_->ListLeases().revision);
   ASSERT_TRUE(l);
   for (int i = 0; i < 100 && !registry_->ListLeases().leases.empty(); ++i) ::usleep(100 * 1000);
   EXPECT_TRUE(registry_->ListLeases().leases.empty());

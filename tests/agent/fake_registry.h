@@ -5,6 +5,7 @@
 // lost race). Thread-safe; hooks run without the lock held and may call the registry.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -52,13 +53,15 @@ class FakeRegistry : public agent::Registry {
   }
 
   std::optional<agent::Lease> CreateLease(const agent::SubnetKey& subnet, const agent::LeaseAttrs& attrs,
-                                          int64_t ttl_seconds) override {
+                                          int64_t ttl_seconds, int64_t listed_revision) override {
     CheckAvailable();
     if (before_create) before_create(subnet);
     std::lock_guard<std::mutex> lock(mu_);
     ++create_calls_;
     const int64_t lease = GrantLocked(ttl_seconds);
-    if (keys_.count(subnet)) {
+    const bool newer = std::any_of(keys_.begin(), keys_.end(),
+                                   [&](const auto& kv) { return kv.second.create_revision > listed_revision; });
+    if (keys_.count(subnet) || newer) {
       ++lost_races_;
       etcd_leases_.erase(lease);
       return std::nullopt;
@@ -164,6 +167,7 @@ class FakeRegistry : public agent::Registry {
  private:
   struct Record {
     agent::Lease lease;
+    int64_t create_revision = 0;
   };
 
   template <typename T>
@@ -188,7 +192,8 @@ class FakeRegistry : public agent::Registry {
   agent::Lease PutLocked(const agent::SubnetKey& subnet, const agent::LeaseAttrs& attrs, int64_t etcd_lease) {
     ++revision_;
     agent::Lease l{subnet, attrs, etcd_lease, revision_};
-    keys_[subnet] = Record{l};
+    auto it = keys_.find(subnet);
+    keys_[subnet] = Record{l, it == keys_.end() ? revision_ : it->second.create_revision};
     return l;
   }
 

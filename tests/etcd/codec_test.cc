@@ -85,6 +85,11 @@ TEST(Requests, TxnsCompareModRevision) {
   EXPECT_EQ(J(DeleteIfModRevisionRequest("/p/c", 4)), J(R"({
     "compare":[{"key":"L3AvYw==","result":"EQUAL","target":"MOD","mod_revision":"4"}],
     "success":[{"request_delete_range":{"key":"L3AvYw=="}}]})"));
+  // Absent, and nothing under /p/ created after revision 9 (create_revision < 10 for every key in [/p/, /p0)).
+  EXPECT_EQ(J(CreateIfNoneCreatedAfterRequest("/p/c", "x", 42, "/p/", 9)), J(R"({
+    "compare":[{"key":"L3AvYw==","result":"EQUAL","target":"MOD","mod_revision":"0"},
+               {"key":"L3Av","range_end":"L3Aw","result":"LESS","target":"CREATE","create_revision":"10"}],
+    "success":[{"request_put":{"key":"L3AvYw==","value":"eA==","lease":"42"}}]})"));
 }
 
 TEST(Requests, LeasesAndWatch) {

@@ -32,9 +32,12 @@ class Registry {
   virtual NetworkConfig GetConfig() = 0;
   virtual LeaseSnapshot ListLeases() = 0;
   // In CreateLease and RenewLease, `ttl_seconds` 0 binds the key to no etcd lease (etcd_lease 0).
-  // Creates the lease bound to a new etcd lease of `ttl_seconds`, only if the key does not exist.
-  // nullopt when it existed (a lost race); the new etcd lease is then revoked.
-  virtual std::optional<Lease> CreateLease(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds) = 0;
+  // Creates the lease bound to a new etcd lease of `ttl_seconds`, only if the key does not exist and no
+  // lease was created after `listed_revision` (the snapshot the subnet was chosen from): two nodes that
+  // chose at once cannot both win, also when their keys differ but share a subnet (a dual-stack key names
+  // both subnets). nullopt when either happened (a lost race); the new etcd lease is then revoked.
+  virtual std::optional<Lease> CreateLease(const SubnetKey& subnet, const LeaseAttrs& attrs, int64_t ttl_seconds,
+                                           int64_t listed_revision) = 0;
   // Rebinds `current` to a new etcd lease of `ttl_seconds` with `attrs`, only if the key's mod_revision
   // is still current.mod_revision; the old etcd lease is revoked afterwards. nullopt when the key changed
   // or vanished meanwhile (the lease is lost).

@@ -45,6 +45,10 @@ class Client {
   // Put only if the key's mod_revision is `mod_revision` (0: only if absent). True when it was written.
   bool PutIfModRevision(const std::string& key, const std::string& value, int64_t lease, int64_t mod_revision,
                         int64_t* revision = nullptr);
+  // Create `key` only if it is absent and no key under `prefix` was created after `revision`
+  // (CreateIfNoneCreatedAfterRequest). True when it was written.
+  bool CreateIfNoneCreatedAfter(const std::string& key, const std::string& value, int64_t lease,
+                                const std::string& prefix, int64_t revision, int64_t* written_revision = nullptr);
   int64_t Delete(const std::string& key);  // number of keys deleted (0 when absent)
   bool DeleteIfModRevision(const std::string& key, int64_t mod_revision);
   LeaseGrant Grant(int64_t ttl_seconds);
