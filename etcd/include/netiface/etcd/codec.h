@@ -26,11 +26,11 @@ std::string PutRequest(std::string_view key, std::string_view value, int64_t lea
 std::string DeleteRangeRequest(std::string_view key, std::string_view range_end = {});
 // /v3/kv/txn: if the key's mod_revision equals `mod_revision` (0: the key does not exist), put it.
 std::string PutIfModRevisionRequest(std::string_view key, std::string_view value, int64_t lease, int64_t mod_revision);
-// /v3/kv/txn: if the key's mod_revision equals `mod_revision`, delete it.
-// Creates `key` only if it is absent and no key under `prefix` was created after `revision`: writers that
-// chose from the same listing at `revision` cannot both win, even when their keys differ.
+// /v3/kv/txn: if `key` is absent and no key under `prefix` was created after `revision`, put it: writers
+// that chose from the same listing at `revision` cannot both win, even when their keys differ.
 std::string CreateIfNoneCreatedAfterRequest(std::string_view key, std::string_view value, int64_t lease,
                                             std::string_view prefix, int64_t revision);
+// /v3/kv/txn: if the key's mod_revision equals `mod_revision`, delete it.
 std::string DeleteIfModRevisionRequest(std::string_view key, int64_t mod_revision);
 std::string LeaseGrantRequest(int64_t ttl_seconds);
 std::string LeaseRevokeRequest(int64_t id);
