@@ -37,10 +37,14 @@ status=0
 # Layout of every C++ file (.clang-format) and clang-tidy on the product files changed since origin/main.
 echo "== lint"
 bash scripts/lint.sh --build build || status=1
+# Two tests at a time (-j2, one per core): each privileged test works in namespaces, a store and a log file of
+# its own, so only the e2e tests (podman: a whole runtime) stay RUN_SERIAL. The tests mostly wait for
+# the kernel and for exec: on 2 cores this took the ASan suite from 956 to 499 s and the release one from 331
+# to 152 s. COST puts the longest tests first so that they do not end the run alone.
 echo "== tests: release build"
-ctest --test-dir build --output-on-failure --timeout 600 || status=1
+ctest --test-dir build --output-on-failure --timeout 600 -j2 || status=1
 echo "== tests: ASan + UBSan build"
-ctest --test-dir build-asan --output-on-failure --timeout 900 || status=1
+ctest --test-dir build-asan --output-on-failure --timeout 900 -j2 || status=1
 echo "== package: the .deb (build-deb/), lintian, install, use, remove"
 wait "$package_pid" || true
 cat .test-logs/package.log
