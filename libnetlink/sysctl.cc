@@ -5,9 +5,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "netiface/cni/error.h"
 #include "netiface/cni/unique_fd.h"
+#include "netiface/netlink/netconf.h"
 #include "netiface/netlink/netns.h"
 
 namespace netiface::nl {
@@ -27,25 +30,74 @@ bool ValidKey(const std::string& key) {
   return true;
 }
 
-// Opens /proc/sys/<key> as seen from `ns`; returns the fd or -errno. The namespace is entered only
-// for the open: a /proc/sys/net file stays bound to the namespace it was opened in.
-int OpenSysctl(const NetNs* ns, const std::string& key, int flags) {
-  if (!ValidKey(key)) throw cni::Error(cni::kInvalidConfig, "invalid sysctl key \"" + key + "\"");
-  std::string path = "/proc/sys/" + key;
-  if (ns == nullptr) {
-    int fd = open(path.c_str(), flags | O_CLOEXEC);
-    return fd >= 0 ? fd : -errno;
-  }
-  ScopedSetNs in_ns(*ns);
-  int fd = open(path.c_str(), flags | O_CLOEXEC);
-  return fd >= 0 ? fd : -errno;
+// "net/ipv4/conf/eth0/proxy_arp" -> {"net/ipv4", "conf/eth0/proxy_arp"}; a key of one or two
+// components has no folder.
+std::pair<std::string, std::string> SplitFolder(const std::string& key) {
+  size_t first = key.find('/');
+  size_t second = first == std::string::npos ? first : key.find('/', first + 1);
+  if (second == std::string::npos) return {"", key};
+  return {key.substr(0, second), key.substr(second + 1)};
 }
 
 }  // namespace
 
 bool WriteSysctl(const NetNs* ns, const std::string& key, const std::string& value) {
+  return Sysctls(ns).Write(key, value);
+}
+
+void RequireSysctl(const NetNs* ns, const std::string& key, const std::string& value) {
+  Sysctls(ns).Require(key, value);
+}
+
+std::optional<std::string> ReadSysctl(const NetNs* ns, const std::string& key) { return Sysctls(ns).Read(key); }
+
+int Sysctls::FolderFd(const std::string& name) {
+  for (const Folder& f : folders_) {
+    if (f.name == name) return f.fd.valid() ? f.fd.get() : -f.error;
+  }
+  Folder f{.name = name};
+  f.fd = cni::UniqueFd(open(("/proc/sys/" + name).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!f.fd.valid()) f.error = errno;
+  folders_.push_back(std::move(f));
+  const Folder& added = folders_.back();
+  return added.fd.valid() ? added.fd.get() : -added.error;
+}
+
+// Opens /proc/sys/<key> as seen from the namespace. It is entered for the open only: a /proc/sys/net
+// file stays bound to the namespace it was opened in.
+int Sysctls::Open(const std::string& key, int flags) {
+  if (!ValidKey(key)) throw cni::Error(cni::kInvalidConfig, "invalid sysctl key \"" + key + "\"");
+  std::optional<ScopedSetNs> in_ns;
+  if (ns_ != nullptr) in_ns.emplace(*ns_);
+  auto [folder, rest] = SplitFolder(key);
+  int fd = -1;
+  if (folder.empty()) {
+    fd = open(("/proc/sys/" + key).c_str(), flags | O_CLOEXEC);
+  } else {
+    int dir = FolderFd(folder);
+    if (dir < 0) return dir;
+    fd = openat(dir, rest.c_str(), flags | O_CLOEXEC);
+  }
+  return fd >= 0 ? fd : -errno;
+}
+
+bool Sysctls::AlreadySet(const std::string& key, const std::string& value) {
+  if (netconf_ == nullptr) return false;
+  std::optional<NetconfQuery> q = NetconfQueryFor(key);
+  if (!q) return false;
+  try {
+    std::optional<int> now = NetconfForwarding(*netconf_, *q);
+    return now && std::to_string(*now) == value;
+  } catch (const cni::Error&) {
+    return false;  // the write below says what is wrong, if anything
+  }
+}
+
+bool Sysctls::Write(const std::string& key, const std::string& value) {
+  if (!ValidKey(key)) throw cni::Error(cni::kInvalidConfig, "invalid sysctl key \"" + key + "\"");
+  if (AlreadySet(key, value)) return true;
   const std::string what = "failed to set sysctl " + key + " to " + value;
-  int rc = OpenSysctl(ns, key, O_WRONLY);
+  int rc = Open(key, O_WRONLY);
   if (rc == -ENOENT) return false;
   if (rc < 0) throw cni::Error::FromErrno(cni::kIoFailure, -rc, what);
   cni::UniqueFd fd(rc);
@@ -55,14 +107,14 @@ bool WriteSysctl(const NetNs* ns, const std::string& key, const std::string& val
   return true;
 }
 
-void RequireSysctl(const NetNs* ns, const std::string& key, const std::string& value) {
-  if (!WriteSysctl(ns, key, value)) {
+void Sysctls::Require(const std::string& key, const std::string& value) {
+  if (!Write(key, value)) {
     throw cni::Error::FromErrno(cni::kIoFailure, ENOENT, "failed to set sysctl " + key + " to " + value);
   }
 }
 
-std::optional<std::string> ReadSysctl(const NetNs* ns, const std::string& key) {
-  int rc = OpenSysctl(ns, key, O_RDONLY);
+std::optional<std::string> Sysctls::Read(const std::string& key) {
+  int rc = Open(key, O_RDONLY);
   if (rc == -ENOENT) return std::nullopt;
   if (rc < 0) throw cni::Error::FromErrno(cni::kIoFailure, -rc, "failed to read sysctl " + key);
   cni::UniqueFd fd(rc);
