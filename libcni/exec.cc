@@ -63,6 +63,7 @@ class RunOnRelease : public Exec::Running {
     if (!out_) out_ = exec_.Run(req_);
   }
   ExecOutput Wait() override { return out_ ? *out_ : ExecOutput{1, ""}; }
+  bool Finished() const override { return out_.has_value(); }
 
  private:
   Exec& exec_;

@@ -200,8 +200,10 @@ void KernelOps::ConfigureGateway(const Config& c, const nl::LinkInfo& br, const 
   for (const auto& a : ch.remove) nl::DeleteAddress(host, br.index, a);
   // No DAD for the gateway: it is ours, and pods must reach it at once.
   for (const auto& a : ch.add) nl::AddAddress(host, br.index, a, a.family() == AF_INET6);
-  if (p.forward_v4) nl::RequireSysctl(nullptr, "net/ipv4/ip_forward", "1");
-  if (p.forward_v6) nl::RequireSysctl(nullptr, "net/ipv6/conf/all/forwarding", "1");
+  // On a node forwarding is on already: netlink tells so without a /proc/sys lookup (sysctl.h).
+  nl::Sysctls sysctls(nullptr, &host);
+  if (p.forward_v4) sysctls.Require("net/ipv4/ip_forward", "1");
+  if (p.forward_v6) sysctls.Require("net/ipv6/conf/all/forwarding", "1");
 }
 
 AttachedLinks KernelOps::WaitUp(const std::string& host_veth, const std::string& ifname) {

@@ -1,4 +1,5 @@
 #include <functional>
+#include <optional>
 #include <utility>
 
 #include "netiface/cni/error.h"
@@ -16,8 +17,9 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
   AddRequest req = ParseAddRequest(c, args);
   ops.Prepare(id.ifname);
 
-  // IPAM ADD runs in its own process while this one creates the pair: the allocation and the veth
-  // creation are the two slowest steps and need nothing from each other.
+  // An exec'd IPAM ADD runs in its own process while this one creates the pair: the allocation and the
+  // veth creation are the two slowest steps and need nothing from each other. One that is this very
+  // executable has run here by the time StartIpamAdd returns (in_process.h).
   // Undos hold copies and a reference to `ops`, which outlives this call.
   cni::UndoStack undo;
   // 2. Addresses: IPAM, unless the request bypasses it. A failed delegated ADD is DELeted too, after it
@@ -26,7 +28,15 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
     undo.Push("IPAM DEL", [&ops] { ops.IpamDel(); });
     ops.StartIpamAdd();
   }
-  Plan plan = MakeLinkPlan(c, id, req, args.netns);
+  // The addresses are in already when the request bypasses IPAM or IPAM ran in this process: then the
+  // link plan knows the attachment's families (and an IPAM failure comes before any kernel change).
+  std::optional<cni::Result> ipam;
+  if (req.ip_addrs_no_ipam) {
+    ipam = NoIpamResult(*req.ip_addrs_no_ipam);
+  } else if (ops.IpamAddFinished()) {
+    ipam = ops.WaitIpamAdd();
+  }
+  Plan plan = MakeLinkPlan(c, id, req, args.netns, ipam ? &*ipam : nullptr);
 
   // 3. A host veth of the same name is a leftover of an earlier sandbox of this workload.
   if (ops.DeleteHostVeth(plan.host_veth)) log::Info("veth-workload: deleted stale host veth {}", plan.host_veth);
@@ -37,8 +47,8 @@ cni::Result Add(const cni::CmdArgs& args, Ops& ops) {
   ops.DraftRecord(RecordFolder(plan.id), plan.endpoint_name);
 
   // 5-6. Everything that follows from the addresses.
-  const cni::Result ipam = req.ip_addrs_no_ipam ? NoIpamResult(*req.ip_addrs_no_ipam) : ops.WaitIpamAdd();
-  PlanAddresses(plan, c, req, ipam);
+  if (!ipam) ipam = ops.WaitIpamAdd();
+  PlanAddresses(plan, c, req, *ipam);
   ops.ConfigureContainer(plan);
   ops.ConfigureHost(plan);
 

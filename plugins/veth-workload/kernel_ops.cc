@@ -66,12 +66,17 @@ nl::Socket& KernelOps::Container() {
   return *container_;
 }
 
-void KernelOps::WriteSysctls(const nl::NetNs* ns, const std::vector<Sysctl>& sysctls) {
+nl::Sysctls& KernelOps::ContainerSysctls() {
+  if (!container_sysctls_) container_sysctls_.emplace(ContainerNs(), &Container());
+  return *container_sysctls_;
+}
+
+void KernelOps::WriteSysctls(nl::Sysctls& to, const std::vector<Sysctl>& sysctls) {
   // An optional key may be absent; a denied or refused write is an error either way.
   for (const auto& s : sysctls) {
     if (!s.optional) {
-      nl::RequireSysctl(ns, s.key, s.value);
-    } else if (!nl::WriteSysctl(ns, s.key, s.value)) {
+      to.Require(s.key, s.value);
+    } else if (!to.Write(s.key, s.value)) {
       log::Debug("veth-workload: optional sysctl {} is absent", s.key);
     }
   }
@@ -117,8 +122,8 @@ std::string KernelOps::CreateVeth(const Plan& plan) {
     host_index_ = ctr->peer_index;
     // Up now, while IPAM may still run: bringing a link up is, after creating the pair, the kernel's
     // slowest step here (IPv6 address generation and multicast joins run inside the request).
-    WriteSysctls(ContainerNs(), plan.container_link_sysctls);
-    WriteSysctls(nullptr, plan.host_link_sysctls);
+    WriteSysctls(ContainerSysctls(), plan.container_link_sysctls);
+    WriteSysctls(host_sysctls_, plan.host_link_sysctls);
     nl::SetLinkUp(Container(), plan.id.ifname);
     nl::SetLinkUp(Host(), plan.host_veth);
     return ctr->mac;
@@ -130,7 +135,7 @@ std::string KernelOps::CreateVeth(const Plan& plan) {
 
 void KernelOps::ConfigureContainer(const Plan& plan) {
   nl::Socket& s = Container();
-  WriteSysctls(ContainerNs(), plan.container_sysctls);
+  WriteSysctls(ContainerSysctls(), plan.container_sysctls);
   for (const auto& a : plan.addresses) nl::AddAddress(s, container_index_, a, /*nodad=*/true);
   for (const auto& r : plan.container_routes) {
     // IPv4 routes via 169.254.1.1 are onlink: they stay on this interface even when the /32 to the
@@ -157,7 +162,7 @@ void KernelOps::ConfigureHost(const Plan& plan) {
       rest.push_back(sc);
     }
   }
-  WriteSysctls(nullptr, rest);
+  WriteSysctls(host_sysctls_, rest);
   for (const auto& dst : plan.host_routes) {
     nl::RouteSpec spec{.dst = dst, .ifindex = host_index_, .scope = RT_SCOPE_LINK};
     if (nl::AddRoute(s, spec) == nl::AddRouteOutcome::kAdded) continue;
@@ -210,7 +215,7 @@ Observed KernelOps::Observe(const std::string& host_veth, const std::string& ifn
     for (auto& r : nl::ListRoutes(Host(), AF_UNSPEC)) {
       if (r.ifindex == o.host_link->index) o.host_routes.push_back(r);
     }
-    for (const auto& k : sysctl_keys) o.host_sysctls.emplace_back(k, nl::ReadSysctl(nullptr, k));
+    for (const auto& k : sysctl_keys) o.host_sysctls.emplace_back(k, host_sysctls_.Read(k));
   }
   return o;
 }

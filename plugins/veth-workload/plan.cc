@@ -72,12 +72,13 @@ cni::Result NoIpamResult(const std::vector<cni::IpNet>& addrs) {
 
 Plan MakePlan(const Config& c, const Identity& id, const AddRequest& req, const cni::Result& ipam,
               const std::string& netns) {
-  Plan p = MakeLinkPlan(c, id, req, netns);
+  Plan p = MakeLinkPlan(c, id, req, netns, &ipam);
   PlanAddresses(p, c, req, ipam);
   return p;
 }
 
-Plan MakeLinkPlan(const Config& c, const Identity& id, const AddRequest& req, const std::string& netns) {
+Plan MakeLinkPlan(const Config& c, const Identity& id, const AddRequest& req, const std::string& netns,
+                  const cni::Result* known) {
   Plan p;
   p.id = id;
   p.network = c.network;
@@ -87,7 +88,10 @@ Plan MakeLinkPlan(const Config& c, const Identity& id, const AddRequest& req, co
   p.requested_mac = req.mac;
   p.mtu = c.mtu;
   p.num_queues = c.num_queues;
-  p.container_link_sysctls = ContainerLinkSysctls(id.ifname);
+  const bool may_have_v6 =
+      known == nullptr || std::any_of(known->ips.begin(), known->ips.end(),
+                                      [](const cni::IpConfig& ip) { return !ip.address.addr().is_v4(); });
+  if (may_have_v6) p.container_link_sysctls = ContainerLinkSysctls(id.ifname);
   p.host_link_sysctls = HostLinkSysctls(p.host_veth);
   return p;
 }

@@ -48,6 +48,7 @@ class FakeOps : public Ops, public testing::FaultSteps {
   // State.
   bool ip_reserved = false;
   bool ipam_running = false;                            // started, not yet waited for
+  bool ipam_in_process = false;                         // a started ADD is finished at once
   std::map<std::string, std::string> links;             // host veth -> container ifname
   std::set<std::string> nat_rules;                      // container IDs with rules
   std::map<std::string, EndpointRecord> records;        // folder/name -> record
@@ -66,6 +67,7 @@ class FakeOps : public Ops, public testing::FaultSteps {
     Land();
     return ipam_result;
   }
+  bool IpamAddFinished() override { return ipam_running && ipam_in_process; }
   // As the real one, waits for a running ADD before it releases.
   void IpamDel() override {
     Land();

@@ -46,6 +46,8 @@ TEST(PlanTest, Ipv4) {
   EXPECT_FALSE(p.has_v6);
   EXPECT_EQ(p.container_routes, Routes({{"169.254.1.1/32", ""}, {"0.0.0.0/0", "169.254.1.1"}}));
   EXPECT_EQ(p.container_sysctls, (std::vector<Sysctl>{{"net/ipv4/ip_forward", "0"}}));
+  // Known to have no IPv6 before the links go up: nothing of IPv6 in the container.
+  EXPECT_TRUE(p.container_link_sysctls.empty());
   EXPECT_EQ(p.host_sysctls, (std::vector<Sysctl>{
                                 {"net/ipv4/conf/cali82111e10a96/proxy_arp", "1"},
                                 {"net/ipv4/neigh/cali82111e10a96/proxy_delay", "0"},
@@ -79,6 +81,19 @@ TEST(PlanTest, Ipv6) {
                                                  {k + "forwarding", "1"},
                                                  {k + "accept_ra", "0"}}));
   EXPECT_EQ(p.host_routes, std::vector<cni::IpNet>{Net("fd00::2/128")});
+}
+
+TEST(PlanTest, LinkSettingsWhileTheAddressesAreUnknown) {
+  Config c = ParseConfig(cni::ParseNetConf(BaseConf().dump()));
+  const std::vector<Sysctl> dad_off{{"net/ipv6/conf/eth0/accept_dad", "0", true}};
+  // IPAM still runs (exec'd): IPv6 may come, so DAD goes off before the links go up.
+  EXPECT_EQ(MakeLinkPlan(c, Id(), {}, "/run/netns/pod").container_link_sysctls, dad_off);
+  cni::Result v4 = Ipam({"10.0.0.2/24"}), dual = Ipam({"10.0.0.2/24", "fd00::2/64"});
+  EXPECT_TRUE(MakeLinkPlan(c, Id(), {}, "/run/netns/pod", &v4).container_link_sysctls.empty());
+  EXPECT_EQ(MakeLinkPlan(c, Id(), {}, "/run/netns/pod", &dual).container_link_sysctls, dad_off);
+  // The host veth's are the same either way (accept_ra=0 matters to an IPv4 workload too).
+  EXPECT_EQ(MakeLinkPlan(c, Id(), {}, "/run/netns/pod", &v4).host_link_sysctls,
+            MakeLinkPlan(c, Id(), {}, "/run/netns/pod").host_link_sysctls);
 }
 
 TEST(PlanTest, DualStackWithIpamRoutes) {

@@ -67,6 +67,14 @@ TEST_F(VerbsTest, AddOrderAndResult) {
   EXPECT_EQ(r.ips.at(0).address.ToString(), "10.0.0.2/32");
 }
 
+TEST_F(VerbsTest, AddTakesAnIpamResultThatIsInBeforeTheLinks) {
+  ops_.ipam_in_process = true;  // IPAM ran in this process (in_process.h)
+  Add(MakeArgs(MasqConf(), test::kPodArgs), ops_);
+  EXPECT_EQ(ops_.calls, (std::vector<std::string>{"Prepare", "IpamAdd", "IpamAddWait", "DeleteHostVeth", "CreateVeth",
+                                                  "ConfigureContainer", "ConfigureHost", "NatApply", "WriteRecord"}));
+  EXPECT_TRUE(ops_.ip_reserved);
+}
+
 TEST_F(VerbsTest, AddWithoutNatSkipsIt) {
   Add(MakeArgs(BaseConf(), test::kPodArgs), ops_);
   EXPECT_EQ(ops_.Count("NatApply"), 0);

@@ -47,6 +47,9 @@ class Exec {
     virtual ExecOutput Wait() = 0;
     // Hands a held stdin over (ExecRequest::stdin_mode); nothing otherwise.
     virtual void Release() {}
+    // True when the child is known to have exited, so that Wait() returns at once (a call run in
+    // this process); false when that cannot be told without waiting.
+    virtual bool Finished() const { return false; }
   };
   // Starts the child, hands it its stdin and returns while it runs. The default runs it to completion
   // here, at Release() when the stdin is held (test doubles need not override it).
@@ -97,6 +100,8 @@ class PendingDelegate {
   ~PendingDelegate();  // waits for the child if Wait() was not called (its errors are logged)
   // Hands over a held stdin (StartDelegateAdd with Stdin::kOnRelease).
   void Release();
+  // Exec::Running::Finished(): Wait() would return at once.
+  bool Finished() const { return !running_ || running_->Finished(); }
   // Waits for the child; returns its stdout as JSON (null when empty) or throws its error as
   // Delegate() would. Once: later calls return null.
   nlohmann::json Wait();
@@ -115,6 +120,8 @@ class PendingAdd {
   PendingAdd(PendingDelegate pending, std::string type, std::string version);
   // Hands the delegate its config when it was started with Stdin::kOnRelease.
   void Release() { pending_.Release(); }
+  // Its result is in: Wait() returns at once (the delegate ran in this process).
+  bool Finished() const { return pending_.Finished(); }
   // Waits for the child; returns its result parsed at the version of the delegated config, or throws
   // its error as DelegateAdd() would. Once.
   Result Wait();

@@ -21,6 +21,8 @@ class IpamDelegate {
   // Starts IPAM ADD; WaitAdd() returns its result or throws its error (kInternal when none was started).
   void StartAdd();
   Result WaitAdd();
+  // A started ADD whose result is in (IPAM ran in this process): WaitAdd() returns at once.
+  bool AddFinished() const { return add_ && add_->Finished(); }
   // Waits for a started ADD first, ignoring its outcome, then runs DEL: a release racing its allocation
   // could free the address before it is taken and leak it.
   void Del();

@@ -10,6 +10,7 @@
 #include "netiface/cni/skel.h"
 #include "netiface/netlink/netns.h"
 #include "netiface/netlink/socket.h"
+#include "netiface/netlink/sysctl.h"
 #include "netiface/veth_workload/config.h"
 #include "netiface/veth_workload/endpoint_store.h"
 #include "netiface/veth_workload/ops.h"
@@ -26,6 +27,7 @@ class KernelOps : public Ops {
 
   void StartIpamAdd() override;
   cni::Result WaitIpamAdd() override;
+  bool IpamAddFinished() override { return ipam_.AddFinished(); }
   void IpamDel() override;
   std::function<void()> StartIpamDel() override;
   void IpamCheck() override;
@@ -61,7 +63,9 @@ class KernelOps : public Ops {
   const nl::NetNs* ContainerNs();
   // A socket in the container namespace. REQUIRES: ContainerNs() != nullptr.
   nl::Socket& Container();
-  void WriteSysctls(const nl::NetNs* ns, const std::vector<Sysctl>& sysctls);
+  // The container namespace's sysctls. REQUIRES: ContainerNs() != nullptr.
+  nl::Sysctls& ContainerSysctls();
+  void WriteSysctls(nl::Sysctls& to, const std::vector<Sysctl>& sysctls);
 
   const cni::CmdArgs& args_;
   cni::IpamDelegate ipam_;
@@ -71,6 +75,8 @@ class KernelOps : public Ops {
   bool ns_opened_ = false;
   std::optional<nl::NetNs> ns_;
   std::optional<nl::Socket> container_;
+  nl::Sysctls host_sysctls_{nullptr};
+  std::optional<nl::Sysctls> container_sysctls_;
   int host_index_ = 0;       // of the host veth, once created
   int container_index_ = 0;  // of the container end, once created
 };

@@ -39,6 +39,8 @@ class Ops {
   // needs nothing but the Ops to finish it.
   virtual void StartIpamAdd() = 0;
   virtual cni::Result WaitIpamAdd() = 0;
+  // The started IPAM ADD has finished (it ran in this process): WaitIpamAdd() returns at once.
+  virtual bool IpamAddFinished() { return false; }
   // Waits for a started IPAM ADD first (its failure is not this call's), then runs IPAM DEL: a release
   // racing its allocation could free the address before it is taken and leak it.
   virtual void IpamDel() = 0;

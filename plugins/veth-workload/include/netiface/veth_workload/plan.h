@@ -47,7 +47,7 @@ struct Plan {
   std::vector<cni::IpNet> addresses;  // /32 and /128, in IPAM order
   std::vector<cni::IpNet> subnets;    // the same addresses with the prefix IPAM gave
   bool has_v4 = false, has_v6 = false;
-  std::vector<Sysctl> container_link_sysctls;  // before the links go up, while IPAM runs
+  std::vector<Sysctl> container_link_sysctls;  // before the links go up, while IPAM may run
   std::vector<Sysctl> host_link_sysctls;       //   (they need no address)
   std::vector<Sysctl> container_sysctls;       // once the addresses are known
   std::vector<PlannedRoute> container_routes;  // in order: 169.254.1.1/32 scope link first
@@ -77,8 +77,11 @@ std::vector<Sysctl> HostSysctls(const std::string& veth, bool has_v4, bool has_v
 cni::Result NoIpamResult(const std::vector<cni::IpNet>& addrs);
 
 // A plan in two steps, so that ADD can create the pair while IPAM allocates:
-// the link part (names, MTU, queues, MAC), which needs no address;
-Plan MakeLinkPlan(const Config& c, const Identity& id, const AddRequest& req, const std::string& netns);
+// the link part (names, MTU, queues, MAC, what precedes link up), which needs no address. `known`: the
+// addresses when they are in already (IPAM ran in this process, or the request bypasses it); then the
+// container's IPv6 link settings are planned only for an attachment with IPv6, else in case it has;
+Plan MakeLinkPlan(const Config& c, const Identity& id, const AddRequest& req, const std::string& netns,
+                  const cni::Result* known = nullptr);
 // then everything that follows from the addresses. Throws cni::Error(kInvalidConfig) when the IPAM
 // result has no address, the MTU is below 1280 with IPv6, or a floating IP has no pod address of its
 // family.
