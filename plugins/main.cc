@@ -5,6 +5,7 @@
 // static executable, and a delegate that resolves to this image runs in this process
 // (libcni/in_process.h): one process start less per delegation (docs/architecture.md, "One image").
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string_view>
 
@@ -81,14 +82,27 @@ int Run(const Plugin& p, int argc, char** argv) {
   return netiface::cni::PluginMain(e.funcs, e.info, argc, argv);
 }
 
+// Once a call is done its result is out (written to stdout unbuffered) and each log line was flushed
+// as it was written: what exit() would still do is undo the libraries' start-up registrations (libnl's
+// cache and link types, C++ statics) in memory the kernel frees anyway, ~4% of a routed ADD here.
+// std::_Exit leaves that out. A sanitizer build exits normally: its leak check runs at exit.
+[[noreturn]] void Finish(int code) {
+  std::fflush(nullptr);
+#ifdef __SANITIZE_ADDRESS__
+  std::exit(code);
+#else
+  std::_Exit(code);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc >= 1 && argv[0] != nullptr) {
-    if (const Plugin* p = Find(argv[0])) return Run(*p, argc, argv);
+    if (const Plugin* p = Find(argv[0])) Finish(Run(*p, argc, argv));
   }
   if (argc >= 2) {
-    if (const Plugin* p = Find(argv[1])) return Run(*p, argc - 1, argv + 1);
+    if (const Plugin* p = Find(argv[1])) Finish(Run(*p, argc - 1, argv + 1));
   }
   // Neither: started by its own name. Standard error only: stdout belongs to a CNI result.
   std::fprintf(stderr, "usage: netiface-cni PLUGIN (or a link named after the plugin); plugins:");
