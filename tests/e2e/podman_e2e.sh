@@ -23,6 +23,7 @@ PHASE=${1:-all}
 BIN=${NETIFACE_BIN_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/build/bin}
 BIN=$(cd "$BIN" && pwd)
 T=$(( $$ % 900 + 100 ))                     # run token: names, subnets
+CNI_STATE_WAS_THERE=$([ -e /var/lib/cni ] && echo 1 || echo 0)  # podman's and host-local's default state dir
 W=$(mktemp -d /tmp/netiface-e2e.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 NET_VW=nie2e-vw-$T NET_FL=nie2e-fl-$T NET_BR=nie2e-br-$T
@@ -135,6 +136,9 @@ podman_cleanup() {
   rm -f /var/lib/cni/results/"$NET_VW"-* /var/lib/cni/results/"$NET_FL"-* /var/lib/cni/results/"$NET_BR"-*
   rm -f /var/lib/cni/results/"$NET_PD"-*
   rm -rf /var/lib/cni/networks/"$NET_PD"   # podman's generated config keeps host-local's default dataDir
+  rm -rf /var/lib/cni/networks/.netiface/"$NET_PD"  # and our host-local's index of that store
+  # A machine that had no /var/lib/cni gets none back: only the empty folders podman and host-local made.
+  [ "$CNI_STATE_WAS_THERE" = 1 ] || find /var/lib/cni -depth -type d -empty -delete 2>/dev/null
 }
 
 phase_podman() {
