@@ -10,7 +10,10 @@ build=${1:-$root/build}; shift || true
 [ -x "$build/bench/cni-bench" ] || { echo "no $build/bench/cni-bench: build first (cmake --build $build)" >&2; exit 2; }
 ensure_packages containernetworking-plugins gnuplot-nox iproute2
 
-data=$(mktemp -d /tmp/netiface-bench-XXXXXX)
+# The data folders (IPAM stores, endpoint records) live in the build tree, not in /tmp: on these machines
+# ext4 spends 0.1-0.35 ms on every new file in /tmp's part of the disk (perf: its scan for recently freed
+# inodes), ~10 us in /root, /var/lib or the build tree, and the plugins under test create files per ADD.
+data=$(mktemp -d "$(cd "$build" && pwd)/bench-data-XXXXXX")
 trap 'rm -rf "$data"' EXIT
 "$build/bench/cni-bench" --bin "$build/bin" --ref /usr/lib/cni --out "$root/docs/benchmarks.md" --data "$data" "$@"
 
